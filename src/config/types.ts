@@ -1,0 +1,101 @@
+/**
+ * The exchange's configuration, as one typed object. Defaults live in `defaults.ts`; a seed
+ * config file (`ADX_CONFIG`, JSON or YAML) and environment variables override them (`load.ts`);
+ * `validate.ts` reports every problem at once. README "Configuration" lists every key and its
+ * environment variable.
+ */
+export interface Config {
+  server: {
+    /** TCP port (`PORT`). */
+    port: number;
+    /** Bind address (`HOST`). */
+    host: string;
+    /** Base URL for notice URLs and the impression pixel (`ADX_PUBLIC_URL`); default `http://HOST:PORT`. */
+    publicUrl: string;
+    /** Decompressed request body limit in bytes (DESIGN section 2: 64 KiB). */
+    bodyLimitBytes: number;
+  };
+  storage: {
+    /** File path for SQLite or a `postgres://` URL (`DATABASE_URL`). */
+    databaseUrl: string;
+    /** How often in-memory counters are flushed to the store, ms. */
+    counterFlushIntervalMs: number;
+    /** Longest wait before a group commit is written, ms (bid records, outbox rows). */
+    groupCommitMaxDelayMs: number;
+  };
+  security: {
+    /** Admin API Bearer key (`ADX_ADMIN_KEY`); when empty the admin API refuses every call. */
+    adminKey: string;
+    /** Secret key signing notice tokens (`ADX_SECRET_KEY`); empty = generated once and kept in the store. */
+    secretKey: string;
+    /** Seconds an old publisher API key stays valid after `POST /v1/publishers/{id}/keys`. */
+    keyRotationGraceSeconds: number;
+  };
+  exchange: {
+    /** The exchange's domain, `asi` of its supply chain node (DESIGN section 5). */
+    domain: string;
+  };
+  auction: {
+    /** Default `tmax` in ms when the request has none. */
+    defaultTmaxMs: number;
+    /** Upper clamp for `tmax`, ms. */
+    maxTmaxMs: number;
+    /** Budget kept back from the partners' share of tmax, ms (network and our own work). */
+    tmaxMarginMs: number;
+    /** Exchange take rate in [0, 1): publisher price = clearing x (1 - takeRate). */
+    takeRate: number;
+    /** Default auction type when the request has no `at`: 1 first price, 2 second price plus. */
+    defaultAuctionType: 1 | 2;
+  };
+  demand: {
+    /** A partner response larger than this many bytes is dropped. */
+    maxResponseBytes: number;
+    /** Keep-alive connections per partner origin (undici pool size). */
+    connectionsPerPartner: number;
+  };
+  notices: {
+    /** A notice token older than this answers 410. */
+    maxAgeSeconds: number;
+    /** Attempts for each call to a partner's nurl/burl/lurl (fire-and-forget). */
+    partnerCallAttempts: number;
+    /** Timeout per partner notice call, ms. */
+    partnerCallTimeoutMs: number;
+  };
+  overload: {
+    /** Requests in flight above which new bid requests are shed (204 at once). */
+    maxInFlight: number;
+    /** Event-loop delay (p99 over the last sample window, ms) above which bid requests are shed. */
+    maxEventLoopDelayMs: number;
+  };
+  currency: {
+    /** Replacement rates table (units per 1 USD), or null for the bundled one. */
+    rates: { date: string; rates: Record<string, number> } | null;
+  };
+  prebid: {
+    /** Bidder codes the exchange answers to (DESIGN section 2, browser supply). */
+    bidderCodes: string[];
+  };
+  log: {
+    /** pino level (`LOG_LEVEL`). */
+    level: string;
+  };
+  /** Seed: publishers and partners created at start when the store has none with those names. */
+  seed: SeedConfig | null;
+}
+
+/** Seed data (the bundled demo seed, or an operator's `ADX_CONFIG` file's `seed` section). */
+export interface SeedConfig {
+  publishers: Array<{ name: string; domain?: string; domains?: string[]; browser_access?: boolean; api_key?: string }>;
+  demand_partners: Array<{
+    name: string;
+    endpoint?: string;
+    adapter?: string;
+    timeout_ms?: number;
+    gzip?: boolean;
+    qps_limit?: number | null;
+    currency?: string;
+    enabled?: boolean;
+    /** Demo only: start a simulated DSP on loopback with these options and use its URL as endpoint. */
+    simulate?: Record<string, unknown>;
+  }>;
+}

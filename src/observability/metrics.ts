@@ -1,0 +1,63 @@
+/**
+ * Prometheus metrics (prom-client), named after Prebid Server's (`adapter_requests`,
+ * `adapter_request_time_seconds`, `adapter_bids`, `adapter_errors`, ...) with an `adx_` prefix.
+ * One registry per app instance, so tests building several apps never collide.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Latency buckets in seconds, tuned for a 100 ms bid deadline. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.15, 0.25, 0.5, 1, 2.5];
+
+/** The exchange's metrics; created by `createMetrics()`, passed in deps. */
+export interface Metrics {
+  registry: Registry;
+  /** Requests by endpoint type (`bid`, `notice_win`, ...) and outcome (`ok`, `nobid`, `badinput`, `unauthorized`, `shed`, `error`, ...). */
+  requests: Counter<'type' | 'status'>;
+  /** Request duration by endpoint type, seconds. */
+  requestTime: Histogram<'type'>;
+  /** Bid requests shed under overload (answered 204 at once; not in requests/imps). */
+  shed: Counter<'reason'>;
+  /** Imps received in valid bid requests. */
+  imps: Counter<never>;
+  /** Calls to a partner, `hasbids` = `true`/`false`. */
+  adapterRequests: Counter<'adapter' | 'hasbids'>;
+  /** Partner call duration, seconds. */
+  adapterRequestTime: Histogram<'adapter'>;
+  /** Bids received from a partner (before auction filtering). */
+  adapterBids: Counter<'adapter'>;
+  /** Partner failures: `timeout`, `bad_response`, `http_status`, `too_large`, `network`, `qps_limited`, `bad_input`. */
+  adapterErrors: Counter<'adapter' | 'adapter_error'>;
+  /** Bids dropped or lost in the auction by OpenRTB 2.5 loss reason (5.25). */
+  adapterBidLosses: Counter<'adapter' | 'loss_reason'>;
+  /** Winning bid prices (CPM, USD), per partner. */
+  adapterPrices: Histogram<'adapter'>;
+  /** Notices by kind (`win`, `billing`, `impression`) and outcome (`first`, `repeat`, `forged`, `expired`, `flagged`). */
+  notices: Counter<'kind' | 'outcome'>;
+  /** Calls to partners' nurl/burl/lurl by kind and outcome (`ok`, `failed`). */
+  partnerNotices: Counter<'kind' | 'outcome'>;
+  /** Requests currently being handled on the bid endpoint. */
+  inFlight: Gauge<never>;
+}
+
+/** Creates a fresh registry with every exchange metric plus Node's default process metrics. */
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'adx_' });
+  const registers = [registry];
+  return {
+    registry,
+    requests: new Counter({ name: 'adx_requests_total', help: 'Requests by endpoint type and outcome', labelNames: ['type', 'status'], registers }),
+    requestTime: new Histogram({ name: 'adx_request_time_seconds', help: 'Request duration by endpoint type', labelNames: ['type'], buckets: LATENCY_BUCKETS, registers }),
+    shed: new Counter({ name: 'adx_requests_shed_total', help: 'Bid requests shed under overload (answered 204 at once)', labelNames: ['reason'], registers }),
+    imps: new Counter({ name: 'adx_imps_total', help: 'Imps in valid bid requests', registers }),
+    adapterRequests: new Counter({ name: 'adx_adapter_requests_total', help: 'Calls to demand partners', labelNames: ['adapter', 'hasbids'], registers }),
+    adapterRequestTime: new Histogram({ name: 'adx_adapter_request_time_seconds', help: 'Demand partner call duration', labelNames: ['adapter'], buckets: LATENCY_BUCKETS, registers }),
+    adapterBids: new Counter({ name: 'adx_adapter_bids_total', help: 'Bids received from demand partners', labelNames: ['adapter'], registers }),
+    adapterErrors: new Counter({ name: 'adx_adapter_errors_total', help: 'Demand partner failures by kind', labelNames: ['adapter', 'adapter_error'], registers }),
+    adapterBidLosses: new Counter({ name: 'adx_adapter_bid_losses_total', help: 'Bids dropped or lost, by OpenRTB 2.5 loss reason', labelNames: ['adapter', 'loss_reason'], registers }),
+    adapterPrices: new Histogram({ name: 'adx_adapter_prices', help: 'Winning bid CPM in USD', labelNames: ['adapter'], buckets: [0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 20, 50], registers }),
+    notices: new Counter({ name: 'adx_notices_total', help: 'Win, billing and impression notices by outcome', labelNames: ['kind', 'outcome'], registers }),
+    partnerNotices: new Counter({ name: 'adx_partner_notices_total', help: 'Calls to partners nurl/burl/lurl by outcome', labelNames: ['kind', 'outcome'], registers }),
+    inFlight: new Gauge({ name: 'adx_bid_requests_in_flight', help: 'Bid requests being handled', registers }),
+  };
+}

@@ -1,0 +1,199 @@
+/**
+ * Storage ports: the narrow interfaces every backend implements (SQLite in `sqlite/`,
+ * PostgreSQL later in `postgres/`). Callers may assume each method is atomic; every method that
+ * writes has returned only once the write is durable (committed). Rows use snake_case column
+ * names in the store; these types are camelCase. Money is integer micros (domain/money).
+ * Times are ms since the Unix epoch (UTC) from the injected clock, never read here.
+ *
+ * One contract test suite (`test/contract/`) runs against every backend.
+ */
+import type { Micros } from '../domain/money.js';
+
+/** A publisher (supply partner). DESIGN section 7. */
+export interface PublisherRecord {
+  id: string;
+  name: string;
+  domain: string | null;
+  /** Origins' hosts allowed for browser supply (DESIGN section 2); may be empty. */
+  domains: string[];
+  browserAccess: boolean;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+/** A publisher API key as stored: only its SHA-256 hash, never the key itself. */
+export interface ApiKeyRecord {
+  id: string;
+  publisherId: string;
+  /** Hex SHA-256 of the key. */
+  keyHash: string;
+  /** First characters of the key, for display (`adxk_ab12…`). */
+  prefix: string;
+  createdAtMs: number;
+  /** After this instant the key no longer authenticates; null = valid until rotated. */
+  expiresAtMs: number | null;
+}
+
+/** A demand partner (DSP). DESIGN sections 5 and 7. */
+export interface DemandPartnerRecord {
+  id: string;
+  name: string;
+  /** OpenRTB 2.5 endpoint URL. */
+  endpoint: string;
+  /** Adapter folder name under `src/demand/adapters/` (default `openrtb25`). */
+  adapter: string;
+  /** Most the partner may take, ms (the tmax budget still applies). */
+  timeoutMs: number;
+  gzip: boolean;
+  /** Requests per second cap, or null for none. */
+  qpsLimit: number | null;
+  /** ISO-4217 currency the partner bids in. */
+  currency: string;
+  enabled: boolean;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+/**
+ * What the exchange keeps of a bid it returned, so a later notice can call the partner's own
+ * `nurl`/`burl` with the OpenRTB 2.5 macros (section 4.4) substituted. Written before the bid
+ * response is sent (group commit).
+ */
+export interface BidRecord {
+  /** Exchange bid id (`bid.id` in our response). */
+  bidId: string;
+  auctionId: string;
+  requestId: string;
+  impId: string;
+  publisherId: string;
+  partnerId: string;
+  /** `${AUCTION_ID}`: the id of the request sent to the partner. */
+  partnerRequestId: string;
+  /** `${AUCTION_BID_ID}`: the partner's `bid.id`. */
+  partnerBidId: string;
+  /** `${AUCTION_SEAT_ID}`. */
+  seat: string;
+  /** `${AUCTION_AD_ID}`: the partner's `adid`, or null. */
+  adId: string | null;
+  /** Partner's bid currency (`${AUCTION_CURRENCY}`). */
+  partnerCurrency: string;
+  /** Clearing price in the partner's currency, micros of CPM (`${AUCTION_PRICE}`). */
+  clearingPartnerMicros: Micros;
+  /** Market bid ratio `${AUCTION_MBR}` (clearing / bid), decimal. */
+  mbr: number;
+  /** The partner's own notice URLs, macros not yet substituted. */
+  partnerNurl: string | null;
+  partnerBurl: string | null;
+  createdAtMs: number;
+}
+
+/** Kind of notice in the ledger: the impression pixel and the billing notice share `billing`. */
+export type NoticeKind = 'win' | 'billing';
+
+/** A notice accepted into the ledger. Prices are CPM micros. */
+export interface NoticeRecord {
+  bidId: string;
+  kind: NoticeKind;
+  publisherId: string;
+  partnerId: string;
+  auctionId: string;
+  /** Net (publisher) CPM in USD micros recognized by this notice. */
+  netUsdMicros: Micros;
+  /** Gross (partner-paid) CPM in USD micros. */
+  grossUsdMicros: Micros;
+  /** True when the supplied `price` was unusable and the token's price was taken. */
+  priceFlagged: boolean;
+  /** `win`, `billing` or `impression`: which URL was fired first. */
+  source: 'win' | 'billing' | 'impression';
+  receivedAtMs: number;
+}
+
+/** Additive counter deltas for one publisher in one UTC minute (DESIGN section 3). */
+export interface CounterDelta {
+  publisherId: string;
+  /** Start of the UTC minute, ms since the epoch. */
+  minuteStartMs: number;
+  requests: number;
+  imps: number;
+  /** Imps that got at least one bid in the response (fill). */
+  impsFilled: number;
+  bids: number;
+  wins: number;
+  impressions: number;
+  /** Revenue recognized with impressions, USD micros (amount, not CPM: CPM / 1000 per impression). */
+  revenueGrossMicros: Micros;
+  revenueNetMicros: Micros;
+}
+
+/** Totals over a range of minutes for one publisher. */
+export type CounterTotals = Omit<CounterDelta, 'minuteStartMs'>;
+
+/** Publishers and their API keys. */
+export interface PublisherStore {
+  create(publisher: PublisherRecord, key: ApiKeyRecord): Promise<void>;
+  get(id: string): Promise<PublisherRecord | undefined>;
+  list(): Promise<PublisherRecord[]>;
+  /** Applies the given fields; answers the updated record, or undefined when there is no such id. */
+  update(id: string, patch: Partial<Omit<PublisherRecord, 'id' | 'createdAtMs'>>): Promise<PublisherRecord | undefined>;
+  /** Deletes the publisher and its keys; false when there was none. */
+  delete(id: string): Promise<boolean>;
+  /** The publisher owning a key with this hash that has not expired at `nowMs`. */
+  findByKeyHash(keyHash: string, nowMs: number): Promise<PublisherRecord | undefined>;
+  /** Adds `key`; every other key of the publisher without an expiry gets `expiresAtMs = graceUntilMs`. */
+  rotateKey(key: ApiKeyRecord, graceUntilMs: number): Promise<void>;
+}
+
+/** Demand partners. */
+export interface DemandPartnerStore {
+  create(partner: DemandPartnerRecord): Promise<void>;
+  get(id: string): Promise<DemandPartnerRecord | undefined>;
+  list(): Promise<DemandPartnerRecord[]>;
+  update(id: string, patch: Partial<Omit<DemandPartnerRecord, 'id' | 'createdAtMs'>>): Promise<DemandPartnerRecord | undefined>;
+  delete(id: string): Promise<boolean>;
+}
+
+/** Bid records (what a notice needs to call the partner back). */
+export interface BidStore {
+  /** Inserts all records in one transaction; a bid id already present is left unchanged. */
+  insertMany(records: BidRecord[]): Promise<void>;
+  get(bidId: string): Promise<BidRecord | undefined>;
+}
+
+/** The win/billing ledger: idempotency of notices per exchange bid id. */
+export interface NoticeStore {
+  /**
+   * Records the notice unless one of the same kind exists for the bid. Answers `first` when
+   * this call recorded it, `repeat` otherwise (the stored record is returned for either).
+   */
+  record(notice: NoticeRecord): Promise<{ outcome: 'first' | 'repeat'; stored: NoticeRecord }>;
+}
+
+/** Counters per publisher per UTC minute. */
+export interface CounterStore {
+  /** Adds the deltas (upsert-add per publisher and minute) in one transaction. */
+  add(deltas: CounterDelta[]): Promise<void>;
+  /** Sums per publisher over minutes in [fromMs, toMs). Publishers without rows are absent. */
+  totals(fromMs: number, toMs: number, publisherId?: string): Promise<CounterTotals[]>;
+}
+
+/** Small key/value settings (the generated secret key, scheduler marks). */
+export interface SettingsStore {
+  get(key: string): Promise<string | undefined>;
+  /** Stores `value` unless `key` has one; answers the value stored (the existing one if any). */
+  setIfAbsent(key: string, value: string): Promise<string>;
+  set(key: string, value: string): Promise<void>;
+}
+
+/** The whole store. `migrate()` runs numbered migrations; `ping()` rejects when unreachable. */
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  migrate(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  publishers: PublisherStore;
+  demandPartners: DemandPartnerStore;
+  bids: BidStore;
+  notices: NoticeStore;
+  counters: CounterStore;
+  settings: SettingsStore;
+}
