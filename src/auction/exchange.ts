@@ -1,0 +1,276 @@
+/**
+ * The bid path behind the HTTP edge (DESIGN sections 2-5): count the request, call the demand
+ * partners within the deadline, hold one auction per imp, and build the OpenRTB 2.5 bid
+ * response with exchange bid ids, notice URLs and the impression pixel. Bid records are made
+ * durable (group commit) before the response is released; losers' `lurl` are fired after.
+ */
+import type { DemandDispatcher } from '../demand/dispatch.js';
+import type { PartnerBid, PartnerCallResult } from '../demand/contract.js';
+import type { CurrencyConverter } from '../domain/currency.js';
+import type { Clock } from '../domain/clock.js';
+import type { IdGenerator } from '../domain/ids.js';
+import { fromMicros } from '../domain/money.js';
+import type { Bid, BidRequest, BidResponse, Imp, SeatBid } from '../domain/openrtb.js';
+import type { NoticeTokenCodec } from '../notices/types.js';
+import { substituteMacros } from '../notices/macros.js';
+import type { PartnerNotifier } from '../notices/partner-notifier.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { CounterSink } from '../reporting/counter-sink.js';
+import type { BidRecord, DemandPartnerRecord, PublisherRecord } from '../storage/ports.js';
+import { auctionTypeOf, chooseResponseCurrency, holdAuction } from './hold-auction.js';
+import type { ImpAuctionResult, WinningBid } from './types.js';
+
+/** What the exchange commits before answering (bid records now; outbox events later). */
+export interface AuctionCommit {
+  bids: BidRecord[];
+  /** The auctions with a winner, for event emission by the committer. */
+  results: ImpAuctionResult[];
+  request: BidRequest;
+  publisher: PublisherRecord;
+  responseCurrency: string;
+  nowMs: number;
+}
+
+/** Everything the exchange needs (STYLE 7). */
+export interface ExchangeDeps {
+  dispatcher: DemandDispatcher;
+  /** Enabled demand partners (cached by the caller; called once per request). */
+  partners: () => Promise<DemandPartnerRecord[]> | DemandPartnerRecord[];
+  /** Makes the auction's records durable; resolves once committed (group commit). */
+  commit: (commit: AuctionCommit) => Promise<void>;
+  counters: CounterSink;
+  notifier: PartnerNotifier;
+  tokens: NoticeTokenCodec;
+  metrics: Metrics;
+  clock: Clock;
+  ids: IdGenerator;
+  rates: () => CurrencyConverter;
+  /** Base of notice URLs (`ADX_PUBLIC_URL`, no trailing slash). */
+  publicUrl: string;
+  takeRate: number;
+  defaultAuctionType: 1 | 2;
+  /** Bidder codes Prebid.js may ask for (`prebid.bidderCodes`, DESIGN section 2 browser supply). */
+  prebidBidderCodes: string[];
+}
+
+/** The outcome of one bid request. `response` null = no bid (204). */
+export interface ExchangeResult {
+  response: BidResponse | null;
+  calls: PartnerCallResult[];
+  /** Set when the commit did not finish before the deadline (answer 204) or failed (answer 503). */
+  commitProblem?: 'late' | 'failed';
+}
+
+/** Handles validated bid requests. */
+export interface Exchange {
+  /**
+   * Runs the bid path for `request` from `publisher`. `deadlineMonoMs` is a `clock.monotonicMs()`
+   * instant (arrival + tmax) by which the answer must be sent. Never rejects for partner
+   * failures; rejects only for programming errors.
+   */
+  handle(request: BidRequest, publisher: PublisherRecord, deadlineMonoMs: number): Promise<ExchangeResult>;
+}
+
+const PIXEL_STYLE = 'position:absolute;left:-9999px;width:1px;height:1px;border:0';
+
+/** Escapes a URL for an HTML attribute value. */
+function attr(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}
+
+/** The imp's one size when it has exactly one (banner w x h or a single format), else undefined. */
+function singleSize(imp: Imp | undefined): { w: number; h: number } | undefined {
+  const banner = imp?.banner;
+  if (!banner) return undefined;
+  const sizes: Array<{ w: number; h: number }> = [];
+  if (typeof banner.w === 'number' && typeof banner.h === 'number' && banner.w > 0 && banner.h > 0) sizes.push({ w: banner.w, h: banner.h });
+  for (const f of banner.format ?? []) {
+    if (typeof f.w === 'number' && typeof f.h === 'number' && f.w > 0 && f.h > 0 && !sizes.some((s) => s.w === f.w && s.h === f.h)) sizes.push({ w: f.w, h: f.h });
+  }
+  return sizes.length === 1 ? sizes[0] : undefined;
+}
+
+/** The Prebid bidder code asked for in `imp.ext.prebid.bidder` that the exchange answers to, if any. */
+function prebidSeat(imp: Imp | undefined, codes: string[]): string | undefined {
+  const prebid = (imp?.ext as { prebid?: { bidder?: unknown } } | undefined)?.prebid;
+  const bidder = prebid?.bidder;
+  if (typeof bidder !== 'object' || bidder === null) return undefined;
+  return codes.find((code) => Object.prototype.hasOwnProperty.call(bidder, code));
+}
+
+/** Creates the exchange's bid path. */
+export function createExchange(deps: ExchangeDeps): Exchange {
+  const { clock, ids, counters, metrics, tokens } = deps;
+  const base = deps.publicUrl;
+
+  function macroValues(win: WinningBid) {
+    const pb = win.partnerBid;
+    return {
+      AUCTION_ID: pb.partnerRequestId,
+      AUCTION_BID_ID: pb.bid.id,
+      AUCTION_IMP_ID: pb.bid.impid,
+      AUCTION_SEAT_ID: pb.seat,
+      AUCTION_AD_ID: typeof pb.bid.adid === 'string' ? pb.bid.adid : undefined,
+      AUCTION_PRICE: win.clearingPartnerMicros,
+      AUCTION_CURRENCY: pb.currency,
+      AUCTION_MBR: win.mbr,
+    };
+  }
+
+  function fireLosses(results: ImpAuctionResult[], unmatched: ImpAuctionResult['losers']): void {
+    const all = unmatched.slice();
+    for (const r of results) all.push(...r.losers);
+    for (const loser of all) {
+      metrics.adapterBidLosses.inc({ adapter: loser.partnerBid.partnerId, loss_reason: String(loser.lossReason) });
+      const lurl = loser.partnerBid.bid.lurl;
+      if (typeof lurl !== 'string' || lurl === '') continue;
+      const pb = loser.partnerBid;
+      deps.notifier.fire(
+        'lurl',
+        substituteMacros(lurl, {
+          AUCTION_ID: pb.partnerRequestId,
+          AUCTION_BID_ID: typeof pb.bid.id === 'string' ? pb.bid.id : undefined,
+          AUCTION_IMP_ID: typeof pb.bid.impid === 'string' ? pb.bid.impid : undefined,
+          AUCTION_SEAT_ID: pb.seat,
+          AUCTION_AD_ID: typeof pb.bid.adid === 'string' ? pb.bid.adid : undefined,
+          AUCTION_CURRENCY: pb.currency,
+          AUCTION_LOSS: loser.lossReason,
+        }),
+      );
+    }
+  }
+
+  return {
+    async handle(request, publisher, deadlineMonoMs) {
+      const nowMs = clock.now();
+      const impCount = request.imp.length;
+      counters.add(publisher.id, { requests: 1, imps: impCount }, nowMs);
+      metrics.imps.inc(impCount);
+
+      if (!request.imp.some((imp) => imp.banner !== undefined)) return { response: null, calls: [] };
+      const partners = (await deps.partners()).filter((p) => p.enabled);
+      if (partners.length === 0) return { response: null, calls: [] };
+
+      const { bids, calls } = await deps.dispatcher.dispatch(request, partners, { publisherId: publisher.id, deadlineMonoMs });
+      if (bids.length === 0) return { response: null, calls };
+
+      const rates = deps.rates();
+      const responseCurrency = chooseResponseCurrency(request, rates);
+      const outcome = holdAuction({
+        request,
+        bids,
+        auctionType: auctionTypeOf(request, deps.defaultAuctionType),
+        takeRate: deps.takeRate,
+        responseCurrency,
+        rates,
+        ids,
+      });
+      const winners = outcome.results.filter((r) => r.winner !== null);
+      if (winners.length === 0) {
+        setImmediate(fireLosses, outcome.results, outcome.unmatched);
+        return { response: null, calls };
+      }
+
+      const impsById = new Map<string, Imp>();
+      for (const imp of request.imp) impsById.set(imp.id, imp);
+      const seats = new Map<string, SeatBid>();
+      const records: BidRecord[] = [];
+      for (const result of winners) {
+        const win = result.winner!;
+        const pb: PartnerBid = win.partnerBid;
+        const bidId = ids.next('bid');
+        const token = tokens.sign({
+          auctionId: result.auctionId,
+          impId: result.impId,
+          bidId,
+          partnerId: pb.partnerId,
+          publisherId: publisher.id,
+          netMicros: win.netResponseMicros,
+          currency: responseCurrency,
+          netUsdMicros: win.netUsdMicros,
+          grossUsdMicros: win.clearingUsdMicros,
+          issuedAtMs: nowMs,
+        });
+        const imp = impsById.get(result.impId);
+        const markup = substituteMacros(pb.bid.adm ?? '', macroValues(win));
+        const pixel = `<img src="${attr(`${base}/v1/notice/impression?t=${token}`)}" width="1" height="1" alt="" style="${PIXEL_STYLE}">`;
+        const size = typeof pb.bid.w === 'number' && typeof pb.bid.h === 'number' ? { w: pb.bid.w, h: pb.bid.h } : singleSize(imp);
+        const bid: Bid = {
+          id: bidId,
+          impid: result.impId,
+          price: fromMicros(win.netResponseMicros),
+          adm: markup + pixel,
+          nurl: `${base}/v1/notice/win?t=${token}&price=\${AUCTION_PRICE}`,
+          burl: `${base}/v1/notice/billing?t=${token}&price=\${AUCTION_PRICE}`,
+        };
+        if (Array.isArray(pb.bid.adomain)) bid.adomain = pb.bid.adomain;
+        if (typeof pb.bid.crid === 'string') bid.crid = pb.bid.crid;
+        if (typeof pb.bid.cid === 'string') bid.cid = pb.bid.cid;
+        if (typeof pb.bid.adid === 'string') bid.adid = pb.bid.adid;
+        if (Array.isArray(pb.bid.cat)) bid.cat = pb.bid.cat;
+        if (size) {
+          bid.w = size.w;
+          bid.h = size.h;
+        }
+        if (typeof pb.bid.dealid === 'string') bid.dealid = pb.bid.dealid;
+        let seat = pb.partnerId;
+        const prebidCode = prebidSeat(imp, deps.prebidBidderCodes);
+        if (prebidCode !== undefined) {
+          seat = prebidCode;
+          bid.ext = { demand_partner_id: pb.partnerId };
+        }
+        let seatBid = seats.get(seat);
+        if (!seatBid) {
+          seatBid = { seat, bid: [] };
+          seats.set(seat, seatBid);
+        }
+        seatBid.bid.push(bid);
+        metrics.adapterPrices.observe({ adapter: pb.partnerId }, fromMicros(win.clearingUsdMicros));
+        records.push({
+          bidId,
+          auctionId: result.auctionId,
+          requestId: request.id,
+          impId: result.impId,
+          publisherId: publisher.id,
+          partnerId: pb.partnerId,
+          partnerRequestId: pb.partnerRequestId,
+          partnerBidId: String(pb.bid.id),
+          seat: pb.seat,
+          adId: typeof pb.bid.adid === 'string' ? pb.bid.adid : null,
+          partnerCurrency: pb.currency,
+          clearingPartnerMicros: win.clearingPartnerMicros,
+          mbr: win.mbr,
+          partnerNurl: typeof pb.bid.nurl === 'string' && pb.bid.nurl !== '' ? pb.bid.nurl : null,
+          partnerBurl: typeof pb.bid.burl === 'string' && pb.bid.burl !== '' ? pb.bid.burl : null,
+          createdAtMs: nowMs,
+        });
+      }
+
+      // Durable before the answer (DESIGN section 6); too slow for the deadline -> 204 without bids.
+      const budgetMs = Math.max(0, deadlineMonoMs - clock.monotonicMs());
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(resolve, budgetMs, 'late');
+      });
+      let commitState: 'ok' | 'late' | 'failed';
+      try {
+        commitState = await Promise.race([
+          deps.commit({ bids: records, results: winners, request, publisher, responseCurrency, nowMs }).then(() => 'ok' as const),
+          late,
+        ]);
+      } catch {
+        commitState = 'failed';
+      } finally {
+        clearTimeout(timer);
+      }
+      if (commitState !== 'ok') return { response: null, calls, commitProblem: commitState };
+
+      counters.add(publisher.id, { bids: records.length, impsFilled: winners.length }, nowMs);
+      setImmediate(fireLosses, outcome.results, outcome.unmatched);
+      return {
+        response: { id: request.id, bidid: ids.next('resp'), cur: responseCurrency, seatbid: [...seats.values()] },
+        calls,
+      };
+    },
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * The auction (DESIGN section 4): one auction per imp that has a `banner`, held in the exchange
+ * currency (USD micros of CPM), pure and synchronous. Drop rules live in `bid-filters.ts`, sizes
+ * in `sizes.ts`, floors in `imp-context.ts`, prices in `clearing.ts`.
+ */
+import type { PartnerBid } from '../demand/contract.js';
+import type { CurrencyConverter } from '../domain/currency.js';
+import { LossReason, type BidRequest } from '../domain/openrtb.js';
+import { blockedDomainsOf, screenBid, type ScreenedBid } from './bid-filters.js';
+import { clearingUsdMicros, marketBidRatio, netUsdMicros } from './clearing.js';
+import { buildImpContext, type ImpAuctionContext } from './imp-context.js';
+import type { AuctionInput, AuctionOutcome, ImpAuctionResult, LosingBid, WinningBid } from './types.js';
+
+/** One imp's auction while bids are sorted into it. */
+interface ImpAuctionState {
+  ctx: ImpAuctionContext;
+  valid: ScreenedBid[];
+  losers: LosingBid[];
+}
+
+/**
+ * The response currency (OpenRTB 2.5 section 4.2.1 `cur`; DESIGN section 2): the first entry of
+ * `request.cur` that `rates` has a rate for, else `USD`. Non-string entries are skipped.
+ */
+export function chooseResponseCurrency(request: BidRequest, rates: CurrencyConverter): string {
+  if (Array.isArray(request.cur)) {
+    for (const code of request.cur) {
+      if (typeof code === 'string' && rates.has(code)) return code;
+    }
+  }
+  return 'USD';
+}
+
+/**
+ * The auction type (OpenRTB 2.5 section 3.2.1 `at`): request `at` 1 gives 1 (first price), 2
+ * gives 2 (second price plus); anything else (absent, exchange-specific values > 500, junk)
+ * gives `defaultType` (config `auction.defaultAuctionType`).
+ */
+export function auctionTypeOf(request: BidRequest, defaultType: 1 | 2): 1 | 2 {
+  const at: unknown = request.at;
+  return at === 1 ? 1 : at === 2 ? 2 : defaultType;
+}
+
+/** Highest USD price first; equal prices go to the bid that arrived first (lower `arrivalSeq`). */
+function outranks(a: ScreenedBid, b: ScreenedBid): boolean {
+  if (a.usdMicros !== b.usdMicros) return a.usdMicros > b.usdMicros;
+  return a.partnerBid.arrivalSeq < b.partnerBid.arrivalSeq;
+}
+
+function priceWinner(best: ScreenedBid, second: ScreenedBid | undefined, input: AuctionInput): WinningBid {
+  const partnerBid: PartnerBid = best.partnerBid;
+  const clearing = clearingUsdMicros({
+    auctionType: input.auctionType,
+    winnerUsdMicros: best.usdMicros,
+    secondUsdMicros: second?.usdMicros,
+    floorUsdMicros: best.floorUsdMicros,
+  });
+  const net = netUsdMicros(clearing, input.takeRate);
+  // Both currencies have rates: the response currency by contract (checked in holdAuction),
+  // the bid currency because bids in a currency without a rate were dropped.
+  const netResponseMicros = input.rates.fromUsd(net, input.responseCurrency) as number;
+  const clearingPartnerMicros = input.rates.fromUsd(clearing, partnerBid.currency) as number;
+  return {
+    partnerBid,
+    bidUsdMicros: best.usdMicros,
+    clearingUsdMicros: clearing,
+    netUsdMicros: net,
+    netResponseMicros,
+    clearingPartnerMicros,
+    mbr: marketBidRatio(clearing, best.usdMicros),
+  };
+}
+
+function settle(state: ImpAuctionState, input: AuctionInput): ImpAuctionResult {
+  const auctionId = input.ids.next('auc');
+  const { valid, losers } = state;
+  let best: ScreenedBid | undefined;
+  let second: ScreenedBid | undefined;
+  for (const candidate of valid) {
+    if (best === undefined || outranks(candidate, best)) {
+      second = best;
+      best = candidate;
+    } else if (second === undefined || outranks(candidate, second)) {
+      second = candidate;
+    }
+  }
+  if (best === undefined) return { auctionId, impId: state.ctx.imp.id, winner: null, losers };
+  for (const candidate of valid) {
+    if (candidate === best) continue;
+    const lossReason = best.isDeal && !candidate.isDeal ? LossReason.lostToPmpDeal : LossReason.lostToHigherBid;
+    losers.push({ partnerBid: candidate.partnerBid, lossReason });
+  }
+  return { auctionId, impId: state.ctx.imp.id, winner: priceWinner(best, second, input), losers };
+}
+
+/**
+ * Holds one auction per imp of `input.request` that has a `banner` (DESIGN section 4) and
+ * returns the results in request imp order, each with a fresh `auc_` id from `input.ids`; imps
+ * without a banner get no result. Bids whose `impid` names no auctioned imp go to `unmatched`
+ * with loss reason 3 (invalid bid response, OpenRTB 2.5 section 5.25).
+ *
+ * Per imp, in USD micros of CPM: bids are screened by the drop rules of `screenBid` (each
+ * dropped bid is a loser with its loss reason); the highest remaining bid wins (ties: lower
+ * `arrivalSeq`); every other remaining bid loses with 102 (lost to a higher bid), or 103 (lost to
+ * a PMP deal bid) when the winner is a deal bid and it is not. Prices follow `clearing.ts`:
+ * gross = clearing, net = clearing x (1 - takeRate), `netResponseMicros` = net in
+ * `responseCurrency`, `clearingPartnerMicros` = clearing in the winner's bid currency,
+ * `mbr` = clearing / bid.
+ *
+ * A positive imp floor in a currency without a rate (DESIGN: "not a 400: that imp gets no bid")
+ * makes the imp's auction unwinnable: every bid for that imp loses with 1 (internal error),
+ * whatever else is wrong with it, since the exchange, not the bidder, cannot judge the floor.
+ *
+ * Pure and synchronous: no clock, no I/O; `input.ids` is the only thing it advances.
+ * @throws Error when `input.responseCurrency` has no rate (a caller bug: it must come from
+ *   `chooseResponseCurrency`).
+ */
+export function holdAuction(input: AuctionInput): AuctionOutcome {
+  const { request, bids, rates } = input;
+  if (!rates.has(input.responseCurrency)) {
+    throw new Error(`response currency ${input.responseCurrency} has no rate`);
+  }
+  const byImpId = new Map<string, ImpAuctionState>();
+  const states: ImpAuctionState[] = [];
+  for (const imp of request.imp) {
+    if (imp.banner === undefined || imp.banner === null || typeof imp.banner !== 'object') continue;
+    if (byImpId.has(imp.id)) continue; // ids are unique after validation; keep the first if not
+    const state: ImpAuctionState = { ctx: buildImpContext(imp, rates), valid: [], losers: [] };
+    byImpId.set(imp.id, state);
+    states.push(state);
+  }
+
+  const blockedDomains = blockedDomainsOf(request);
+  const unmatched: LosingBid[] = [];
+  for (const partnerBid of bids) {
+    const state = byImpId.get(partnerBid.bid.impid);
+    if (state === undefined) {
+      unmatched.push({ partnerBid, lossReason: LossReason.invalidBidResponse });
+      continue;
+    }
+    if (state.ctx.floorUsdMicros === undefined) {
+      state.losers.push({ partnerBid, lossReason: LossReason.internalError });
+      continue;
+    }
+    const screened = screenBid(partnerBid, state.ctx, blockedDomains, rates);
+    if (typeof screened === 'number') state.losers.push({ partnerBid, lossReason: screened });
+    else state.valid.push(screened);
+  }
+
+  return { results: states.map((state) => settle(state, input)), unmatched };
+}
