@@ -1,0 +1,48 @@
+/** The demo's summary table. */
+
+/** Figures the demo collects. Money is decimal USD-ish amounts as answered (response currency). */
+export interface DemoTotals {
+  requests: number;
+  corpusRequests: number;
+  answered200: number;
+  answered204: number;
+  errors: number;
+  bids: number;
+  winNotices: number;
+  billingNotices: number;
+  /** Net revenue of billed impressions: sum of price / 1000. */
+  revenueNet: number;
+  latenciesMs: number[];
+  p50Ms: number;
+  p99Ms: number;
+  partners: Array<{ name: string; bids: number; timeouts: number; errors: number; winNoticesReceived: number; billingNoticesReceived: number }>;
+  webhooksDelivered: number;
+  webhooksVerified: number;
+}
+
+function row(cells: Array<string | number>, widths: number[]): string {
+  return cells.map((c, i) => String(c).padEnd(widths[i] ?? 12)).join('  ').trimEnd();
+}
+
+/** Prints the summary to `out`. */
+export function printSummary(t: DemoTotals, out: NodeJS.WritableStream): void {
+  const lines = [
+    '',
+    'adx demo summary',
+    '----------------',
+    row(['bid requests (generated)', t.requests], [32]),
+    row(['bid requests (corpus)', t.corpusRequests], [32]),
+    row(['answered 200 / 204 / errors', `${t.answered200} / ${t.answered204} / ${t.errors}`], [32]),
+    row(['bids', t.bids], [32]),
+    row(['wins (win notices sent)', t.winNotices], [32]),
+    row(['impressions (billing/pixel)', t.billingNotices], [32]),
+    row(['revenue, net (response cur)', t.revenueNet.toFixed(4)], [32]),
+    row(['latency p50 / p99 (ms)', `${t.p50Ms.toFixed(2)} / ${t.p99Ms.toFixed(2)}`], [32]),
+    row(['webhooks delivered / verified', `${t.webhooksDelivered} / ${t.webhooksVerified}`], [32]),
+    '',
+    row(['partner', 'bids', 'timeouts', 'errors', 'nurl hits', 'burl hits'], [12, 8, 9, 7, 10, 10]),
+    ...t.partners.map((p) => row([p.name, p.bids, p.timeouts, p.errors, p.winNoticesReceived, p.billingNoticesReceived], [12, 8, 9, 7, 10, 10])),
+    '',
+  ];
+  out.write(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,68 @@
+/**
+ * Generated OpenRTB 2.5 traffic for the demo and the benchmark: realistic site and app
+ * requests with banner sizes, floors in several currencies, occasional multi-imp requests,
+ * deals and non-banner imps. Deterministic for a given seed.
+ */
+import type { BidRequest, Imp } from '../domain/openrtb.js';
+
+/** A small deterministic PRNG (mulberry32) returning floats in [0, 1). */
+export function createRng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SIZES: Array<[number, number]> = [
+  [300, 250],
+  [728, 90],
+  [320, 50],
+  [160, 600],
+  [300, 600],
+];
+const FLOORS: Array<{ bidfloor: number; bidfloorcur?: string }> = [
+  { bidfloor: 0 },
+  { bidfloor: 0.3 },
+  { bidfloor: 0.5, bidfloorcur: 'USD' },
+  { bidfloor: 0.4, bidfloorcur: 'EUR' },
+  { bidfloor: 80, bidfloorcur: 'JPY' },
+];
+
+function pick<T>(rng: () => number, list: T[]): T {
+  return list[Math.floor(rng() * list.length)]!;
+}
+
+function bannerImp(rng: () => number, id: string): Imp {
+  const [w, h] = pick(rng, SIZES);
+  const floor = pick(rng, FLOORS);
+  const imp: Imp = { id, banner: rng() < 0.5 ? { w, h } : { format: [{ w, h }] }, ...floor, secure: 1 };
+  if (rng() < 0.1) imp.pmp = { private_auction: 0, deals: [{ id: 'deal-demo-1', bidfloor: 1.5, bidfloorcur: 'USD' }] };
+  return imp;
+}
+
+/** The `n`-th generated bid request. `tmax` defaults to 100 ms (the exchange default). */
+export function generateBidRequest(rng: () => number, n: number, tmaxMs = 100): BidRequest {
+  const impCount = rng() < 0.15 ? 2 : 1;
+  const imp: Imp[] = [];
+  for (let i = 0; i < impCount; i++) imp.push(bannerImp(rng, String(i + 1)));
+  if (rng() < 0.05) imp.push({ id: String(impCount + 1), video: { mimes: ['video/mp4'], w: 640, h: 360 } });
+  const request: BidRequest = {
+    id: `demo-${n}`,
+    imp,
+    tmax: tmaxMs,
+    cur: rng() < 0.2 ? ['EUR', 'USD'] : ['USD'],
+    device: { ua: 'Mozilla/5.0 (X11; Linux x86_64)', ip: '203.0.113.7', devicetype: 2, language: 'en' },
+    user: { id: `user-${Math.floor(rng() * 1000)}` },
+    regs: { ext: { gdpr: 0 } },
+  };
+  if (rng() < 0.7) {
+    request.site = { id: 'site-1', domain: 'news.example', page: 'https://news.example/article', publisher: { id: 'pub-demo' } };
+  } else {
+    request.app = { id: 'app-1', bundle: 'com.example.game', publisher: { id: 'pub-demo' } };
+  }
+  return request;
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+/**
+ * The `adx` command line (commander): thin commands over the library, no business logic.
+ *   adx serve            the exchange (env: PORT, HOST, DATABASE_URL, ADX_* ; see README)
+ *   adx migrate          apply the store's migrations
+ *   adx dsp-sim          a simulated OpenRTB 2.5 DSP
+ *   adx demo             exchange + simulated DSPs + traffic, then a summary
+ */
+import { Command } from 'commander';
+import { registerDemoCommand } from './demo.js';
+import { registerDspSimCommand } from './dsp-sim.js';
+import { migrate, serve } from '../main.js';
+
+const program = new Command();
+program.name('adx').description('adx: an OpenRTB 2.5 ad exchange');
+
+program
+  .command('serve')
+  .description('run the exchange (configuration from the environment and ADX_CONFIG)')
+  .option('--port <port>', 'TCP port (overrides PORT)')
+  .action(async (options: { port?: string }) => {
+    await serve(options.port ? { PORT: options.port } : {});
+  });
+
+program
+  .command('migrate')
+  .description('apply the store migrations to DATABASE_URL and exit')
+  .action(async () => {
+    await migrate();
+  });
+
+registerDspSimCommand(program);
+registerDemoCommand(program);
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

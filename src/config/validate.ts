@@ -1,0 +1,56 @@
+/**
+ * Config validation that reports every problem at once (STYLE 11, after Prebid Server's
+ * `config.validate()`). Answers a list of `key: problem` strings; empty means valid.
+ */
+import { CURRENCY_CODE } from '../domain/currency.js';
+import type { Config } from './types.js';
+
+function positiveInt(problems: string[], key: string, value: unknown, allowZero = false): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || (!allowZero && value === 0)) {
+    problems.push(`${key}: must be a ${allowZero ? 'non-negative' : 'positive'} integer, got ${JSON.stringify(value)}`);
+  }
+}
+
+/** Every problem in `config`, as `key: message` lines. */
+export function validateConfig(config: Config): string[] {
+  const problems: string[] = [];
+  positiveInt(problems, 'server.port', config.server.port, true);
+  if (config.server.port > 65535) problems.push('server.port: must be at most 65535');
+  if (typeof config.server.host !== 'string' || config.server.host === '') problems.push('server.host: must be a non-empty string');
+  try {
+    const url = new URL(config.server.publicUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') problems.push('server.publicUrl: must be an http(s) URL');
+  } catch {
+    problems.push(`server.publicUrl: ${JSON.stringify(config.server.publicUrl)} is not a URL`);
+  }
+  positiveInt(problems, 'server.bodyLimitBytes', config.server.bodyLimitBytes);
+  if (typeof config.storage.databaseUrl !== 'string' || config.storage.databaseUrl === '') problems.push('storage.databaseUrl: must be a non-empty string');
+  positiveInt(problems, 'storage.counterFlushIntervalMs', config.storage.counterFlushIntervalMs);
+  positiveInt(problems, 'storage.groupCommitMaxDelayMs', config.storage.groupCommitMaxDelayMs, true);
+  positiveInt(problems, 'security.keyRotationGraceSeconds', config.security.keyRotationGraceSeconds, true);
+  positiveInt(problems, 'auction.defaultTmaxMs', config.auction.defaultTmaxMs);
+  positiveInt(problems, 'auction.maxTmaxMs', config.auction.maxTmaxMs);
+  positiveInt(problems, 'auction.tmaxMarginMs', config.auction.tmaxMarginMs, true);
+  const take = config.auction.takeRate;
+  if (typeof take !== 'number' || !(take >= 0 && take < 1)) problems.push(`auction.takeRate: must be a number in [0, 1), got ${JSON.stringify(take)}`);
+  if (config.auction.defaultAuctionType !== 1 && config.auction.defaultAuctionType !== 2) problems.push('auction.defaultAuctionType: must be 1 or 2');
+  positiveInt(problems, 'demand.maxResponseBytes', config.demand.maxResponseBytes);
+  positiveInt(problems, 'demand.connectionsPerPartner', config.demand.connectionsPerPartner);
+  positiveInt(problems, 'notices.maxAgeSeconds', config.notices.maxAgeSeconds);
+  positiveInt(problems, 'notices.partnerCallAttempts', config.notices.partnerCallAttempts);
+  positiveInt(problems, 'notices.partnerCallTimeoutMs', config.notices.partnerCallTimeoutMs);
+  positiveInt(problems, 'overload.maxInFlight', config.overload.maxInFlight);
+  positiveInt(problems, 'overload.maxEventLoopDelayMs', config.overload.maxEventLoopDelayMs);
+  if (config.currency.rates !== null) {
+    const table = config.currency.rates;
+    if (typeof table !== 'object' || !/^\d{4}-\d{2}-\d{2}$/.test(String(table.date))) problems.push('currency.rates.date: must be YYYY-MM-DD');
+    for (const [code, rate] of Object.entries(table?.rates ?? {})) {
+      if (!CURRENCY_CODE.test(code)) problems.push(`currency.rates.rates.${code}: not a three-letter currency code`);
+      if (typeof rate !== 'number' || !(rate > 0)) problems.push(`currency.rates.rates.${code}: must be a positive number`);
+    }
+  }
+  if (!Array.isArray(config.prebid.bidderCodes) || config.prebid.bidderCodes.some((c) => typeof c !== 'string' || c === '')) {
+    problems.push('prebid.bidderCodes: must be an array of non-empty strings');
+  }
+  return problems;
+}
