@@ -1,0 +1,153 @@
+/**
+ * The counter aggregator: the `CounterSink` the bid path and the notice handlers count into
+ * (DESIGN section 3). `add` only touches an in-memory map keyed by publisher and UTC minute; a
+ * timer flushes the map to the store (`CounterStore.add`, one transaction) every
+ * `flushIntervalMs`. A failed flush puts its deltas back, so nothing is lost while the store is
+ * down; only a process crash loses what is unflushed (at most one interval's counts).
+ */
+import type { Clock } from '../domain/clock.js';
+import type { Logger } from '../observability/logger.js';
+import type { CounterDelta, Store } from '../storage/ports.js';
+import type { CounterFields, CounterSink } from './counter-sink.js';
+
+/** Dependencies of `createCounterAggregator`. */
+export interface CounterAggregatorDeps {
+  store: Pick<Store, 'counters'>;
+  /** Supplies "now" when `add` is called without `atMs`. */
+  clock: Clock;
+  /** How often `start()`'s timer flushes, ms. */
+  flushIntervalMs: number;
+  log: Logger;
+}
+
+/** A `CounterSink` with its flush lifecycle. */
+export interface CounterAggregator extends CounterSink {
+  /**
+   * Writes every unflushed delta in one `store.counters.add` call. Never rejects: on failure the
+   * deltas are merged back and a warning is logged. Flushes run one at a time; a call made while
+   * one runs waits for it and then flushes what has accumulated since.
+   */
+  flush(): Promise<void>;
+  /** Starts the periodic flush (an unref'd interval, so it never keeps the process alive). Idempotent. */
+  start(): void;
+  /** Stops the timer, then makes a final flush. */
+  stop(): Promise<void>;
+  /**
+   * Counts not yet committed to the store, one delta per publisher and minute, including those of
+   * a flush in progress. Reports add these to `store.counters.totals` to include unflushed counts
+   * (DESIGN section 7). A report racing a flush's commit may briefly count that flush twice.
+   */
+  pending(): CounterDelta[];
+}
+
+const MINUTE_MS = 60_000;
+
+/** Start of the UTC minute containing `atMs` (ms since the epoch). */
+export function minuteStartOf(atMs: number): number {
+  return Math.floor(atMs / MINUTE_MS) * MINUTE_MS;
+}
+
+function emptyDelta(publisherId: string, minuteStartMs: number): CounterDelta {
+  return {
+    publisherId,
+    minuteStartMs,
+    requests: 0,
+    imps: 0,
+    impsFilled: 0,
+    bids: 0,
+    wins: 0,
+    impressions: 0,
+    revenueGrossMicros: 0,
+    revenueNetMicros: 0,
+  };
+}
+
+/** Adds the counted fields of `from` into `into`. */
+function addInto(into: CounterDelta, from: Partial<CounterFields>): void {
+  if (from.requests) into.requests += from.requests;
+  if (from.imps) into.imps += from.imps;
+  if (from.impsFilled) into.impsFilled += from.impsFilled;
+  if (from.bids) into.bids += from.bids;
+  if (from.wins) into.wins += from.wins;
+  if (from.impressions) into.impressions += from.impressions;
+  if (from.revenueGrossMicros) into.revenueGrossMicros += from.revenueGrossMicros;
+  if (from.revenueNetMicros) into.revenueNetMicros += from.revenueNetMicros;
+}
+
+type Buckets = Map<string, CounterDelta>;
+
+function bucketKey(publisherId: string, minuteStartMs: number): string {
+  return `${publisherId}\u0000${minuteStartMs}`;
+}
+
+function mergeInto(buckets: Buckets, delta: CounterDelta): void {
+  const key = bucketKey(delta.publisherId, delta.minuteStartMs);
+  let bucket = buckets.get(key);
+  if (bucket === undefined) {
+    bucket = emptyDelta(delta.publisherId, delta.minuteStartMs);
+    buckets.set(key, bucket);
+  }
+  addInto(bucket, delta);
+}
+
+/** Creates the aggregator; it does nothing until `add`, `flush` or `start` is called. */
+export function createCounterAggregator(deps: CounterAggregatorDeps): CounterAggregator {
+  const { store, clock, flushIntervalMs, log } = deps;
+  let buckets: Buckets = new Map();
+  let inFlight: CounterDelta[] = [];
+  let running: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+
+  const flushOnce = async (): Promise<void> => {
+    if (buckets.size === 0) return;
+    inFlight = [...buckets.values()];
+    buckets = new Map();
+    try {
+      await store.counters.add(inFlight);
+    } catch (error) {
+      for (const delta of inFlight) mergeInto(buckets, delta);
+      log.warn({ err: error, buckets: inFlight.length }, 'counter flush failed; deltas kept for the next flush');
+    } finally {
+      inFlight = [];
+    }
+  };
+
+  const flush = (): Promise<void> => {
+    running = running.then(flushOnce);
+    return running;
+  };
+
+  return {
+    add(publisherId: string, fields: Partial<CounterFields>, atMs?: number): void {
+      const minuteStartMs = minuteStartOf(atMs ?? clock.now());
+      const key = bucketKey(publisherId, minuteStartMs);
+      let bucket = buckets.get(key);
+      if (bucket === undefined) {
+        bucket = emptyDelta(publisherId, minuteStartMs);
+        buckets.set(key, bucket);
+      }
+      addInto(bucket, fields);
+    },
+
+    flush,
+
+    start(): void {
+      if (timer !== undefined) return;
+      timer = setInterval(() => void flush(), flushIntervalMs);
+      timer.unref();
+    },
+
+    async stop(): Promise<void> {
+      if (timer !== undefined) clearInterval(timer);
+      timer = undefined;
+      await flush();
+    },
+
+    pending(): CounterDelta[] {
+      const merged: Buckets = new Map();
+      for (const delta of inFlight) mergeInto(merged, delta);
+      for (const delta of buckets.values()) mergeInto(merged, delta);
+      return [...merged.values()];
+    },
+  };
+}

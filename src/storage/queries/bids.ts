@@ -1,0 +1,79 @@
+/**
+ * Bid record queries (`BidStore`), portable SQL over `Kysely<Database>`. Written on the bid path
+ * through the group committer, so `insertMany` takes a whole batch in one transaction.
+ */
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { BidRecord, BidStore } from '../ports.js';
+import { fromDbInt, type BidsTable, type Database } from '../schema.js';
+
+/**
+ * Rows per INSERT statement. Keeps the bound parameters per statement (rows x columns) well under
+ * SQLite's 32766 and PostgreSQL's 65535 limits.
+ */
+const ROWS_PER_STATEMENT = 500;
+
+function toRow(record: BidRecord): Insertable<BidsTable> {
+  return {
+    bid_id: record.bidId,
+    auction_id: record.auctionId,
+    request_id: record.requestId,
+    imp_id: record.impId,
+    publisher_id: record.publisherId,
+    partner_id: record.partnerId,
+    partner_request_id: record.partnerRequestId,
+    partner_bid_id: record.partnerBidId,
+    seat: record.seat,
+    ad_id: record.adId,
+    partner_currency: record.partnerCurrency,
+    clearing_partner_micros: record.clearingPartnerMicros,
+    mbr: record.mbr,
+    partner_nurl: record.partnerNurl,
+    partner_burl: record.partnerBurl,
+    created_at_ms: record.createdAtMs,
+  };
+}
+
+function toRecord(row: Selectable<BidsTable>): BidRecord {
+  return {
+    bidId: row.bid_id,
+    auctionId: row.auction_id,
+    requestId: row.request_id,
+    impId: row.imp_id,
+    publisherId: row.publisher_id,
+    partnerId: row.partner_id,
+    partnerRequestId: row.partner_request_id,
+    partnerBidId: row.partner_bid_id,
+    seat: row.seat,
+    adId: row.ad_id,
+    partnerCurrency: row.partner_currency,
+    clearingPartnerMicros: fromDbInt(row.clearing_partner_micros),
+    mbr: Number(row.mbr),
+    partnerNurl: row.partner_nurl,
+    partnerBurl: row.partner_burl,
+    createdAtMs: fromDbInt(row.created_at_ms),
+  };
+}
+
+/** `BidStore` over `db`: `insertMany` is idempotent per bid id (`ON CONFLICT DO NOTHING`). */
+export function createBidQueries(db: Kysely<Database>): BidStore {
+  return {
+    async insertMany(records: BidRecord[]): Promise<void> {
+      if (records.length === 0) return;
+      await db.transaction().execute(async (trx) => {
+        for (let start = 0; start < records.length; start += ROWS_PER_STATEMENT) {
+          const rows = records.slice(start, start + ROWS_PER_STATEMENT).map(toRow);
+          await trx
+            .insertInto('bids')
+            .values(rows)
+            .onConflict((oc) => oc.column('bid_id').doNothing())
+            .execute();
+        }
+      });
+    },
+
+    async get(bidId: string): Promise<BidRecord | undefined> {
+      const row = await db.selectFrom('bids').selectAll().where('bid_id', '=', bidId).executeTakeFirst();
+      return row ? toRecord(row) : undefined;
+    },
+  };
+}

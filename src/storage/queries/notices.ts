@@ -1,0 +1,60 @@
+/**
+ * Notice ledger queries (`NoticeStore`), portable SQL over `Kysely<Database>`. Idempotency comes
+ * from the primary key (bid_id, kind): the first insert wins on any node, later ones do nothing.
+ */
+import type { Kysely, Selectable } from 'kysely';
+import type { NoticeRecord, NoticeStore } from '../ports.js';
+import { fromDbBool, fromDbInt, toDbBool, type Database, type NoticesTable } from '../schema.js';
+
+function toRecord(row: Selectable<NoticesTable>): NoticeRecord {
+  return {
+    bidId: row.bid_id,
+    kind: row.kind,
+    publisherId: row.publisher_id,
+    partnerId: row.partner_id,
+    auctionId: row.auction_id,
+    netUsdMicros: fromDbInt(row.net_usd_micros),
+    grossUsdMicros: fromDbInt(row.gross_usd_micros),
+    priceFlagged: fromDbBool(row.price_flagged),
+    source: row.source,
+    receivedAtMs: fromDbInt(row.received_at_ms),
+  };
+}
+
+/**
+ * `NoticeStore` over `db`. `record` inserts with `ON CONFLICT DO NOTHING` and reads the row back
+ * in the same transaction: `first` when this call's insert took effect, `repeat` otherwise, with
+ * the stored (first) record either way.
+ */
+export function createNoticeQueries(db: Kysely<Database>): NoticeStore {
+  return {
+    async record(notice: NoticeRecord): Promise<{ outcome: 'first' | 'repeat'; stored: NoticeRecord }> {
+      return db.transaction().execute(async (trx) => {
+        const inserted = await trx
+          .insertInto('notices')
+          .values({
+            bid_id: notice.bidId,
+            kind: notice.kind,
+            publisher_id: notice.publisherId,
+            partner_id: notice.partnerId,
+            auction_id: notice.auctionId,
+            net_usd_micros: notice.netUsdMicros,
+            gross_usd_micros: notice.grossUsdMicros,
+            price_flagged: toDbBool(notice.priceFlagged),
+            source: notice.source,
+            received_at_ms: notice.receivedAtMs,
+          })
+          .onConflict((oc) => oc.columns(['bid_id', 'kind']).doNothing())
+          .executeTakeFirst();
+        const row = await trx
+          .selectFrom('notices')
+          .selectAll()
+          .where('bid_id', '=', notice.bidId)
+          .where('kind', '=', notice.kind)
+          .executeTakeFirstOrThrow();
+        const outcome = (inserted.numInsertedOrUpdatedRows ?? 0n) > 0n ? 'first' : 'repeat';
+        return { outcome, stored: toRecord(row) };
+      });
+    },
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * The database schema as kysely sees it: one interface per table, snake_case columns, shared by
+ * every backend's query modules (`storage/queries/`). The ports (`storage/ports.ts`) speak
+ * camelCase records; the query modules convert.
+ *
+ * Portability rules the migrations of every backend follow, so the same query code runs on
+ * SQLite and PostgreSQL:
+ * - Booleans are integer columns holding 0 or 1 (SQLite has no boolean type; PostgreSQL uses
+ *   `smallint`). Read them with `fromDbBool`, which also accepts a native boolean.
+ * - Times are integer ms since the Unix epoch, money integer micros (`bigint` on PostgreSQL,
+ *   which `pg` returns as a string: query modules read numbers through `Number()`).
+ * - Lists are JSON text (`publishers.domains`).
+ */
+
+/**
+ * An integer column. Typed as number; a PostgreSQL `bigint` arrives as a string at run time, so
+ * query modules read these columns through `fromDbInt`.
+ */
+export type DbInt = number;
+
+/** `publishers`: supply partners (DESIGN section 7). */
+export interface PublishersTable {
+  id: string;
+  name: string;
+  domain: string | null;
+  /** JSON array of host names. */
+  domains: string;
+  /** 0 or 1. */
+  browser_access: number;
+  created_at_ms: DbInt;
+  updated_at_ms: DbInt;
+}
+
+/** `publisher_keys`: hashed API keys; deleting a publisher cascades to its keys. */
+export interface PublisherKeysTable {
+  id: string;
+  publisher_id: string;
+  /** Hex SHA-256 of the key; unique. */
+  key_hash: string;
+  prefix: string;
+  created_at_ms: DbInt;
+  expires_at_ms: DbInt | null;
+}
+
+/** `demand_partners`: DSPs (DESIGN sections 5 and 7). */
+export interface DemandPartnersTable {
+  id: string;
+  name: string;
+  endpoint: string;
+  adapter: string;
+  timeout_ms: DbInt;
+  /** 0 or 1. */
+  gzip: number;
+  qps_limit: number | null;
+  currency: string;
+  /** 0 or 1. */
+  enabled: number;
+  created_at_ms: DbInt;
+  updated_at_ms: DbInt;
+}
+
+/** `bids`: bids the exchange returned (`BidRecord`), keyed by exchange bid id. */
+export interface BidsTable {
+  bid_id: string;
+  auction_id: string;
+  request_id: string;
+  imp_id: string;
+  publisher_id: string;
+  partner_id: string;
+  partner_request_id: string;
+  partner_bid_id: string;
+  seat: string;
+  ad_id: string | null;
+  partner_currency: string;
+  /** CPM micros in `partner_currency`. */
+  clearing_partner_micros: DbInt;
+  mbr: number;
+  partner_nurl: string | null;
+  partner_burl: string | null;
+  created_at_ms: DbInt;
+}
+
+/** `notices`: the win/billing ledger; primary key (bid_id, kind) gives idempotency. */
+export interface NoticesTable {
+  bid_id: string;
+  kind: 'win' | 'billing';
+  publisher_id: string;
+  partner_id: string;
+  auction_id: string;
+  /** CPM USD micros. */
+  net_usd_micros: DbInt;
+  gross_usd_micros: DbInt;
+  /** 0 or 1. */
+  price_flagged: number;
+  source: 'win' | 'billing' | 'impression';
+  received_at_ms: DbInt;
+}
+
+/** `counters`: additive counts per publisher per UTC minute; primary key (publisher_id, minute_start_ms). */
+export interface CountersTable {
+  publisher_id: string;
+  minute_start_ms: DbInt;
+  requests: DbInt;
+  imps: DbInt;
+  imps_filled: DbInt;
+  bids: DbInt;
+  wins: DbInt;
+  impressions: DbInt;
+  /** Amount (not CPM) in USD micros. */
+  revenue_gross_micros: DbInt;
+  revenue_net_micros: DbInt;
+}
+
+/** `settings`: small key/value pairs. */
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+/** Every table the query modules use, for `Kysely<Database>`. */
+export interface Database {
+  publishers: PublishersTable;
+  publisher_keys: PublisherKeysTable;
+  demand_partners: DemandPartnersTable;
+  bids: BidsTable;
+  notices: NoticesTable;
+  counters: CountersTable;
+  settings: SettingsTable;
+}
+
+/** A boolean as stored (0/1). */
+export function toDbBool(value: boolean): number {
+  return value ? 1 : 0;
+}
+
+/** A stored boolean (0/1, or a native boolean from a backend that has one) as a boolean. */
+export function fromDbBool(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 1n;
+}
+
+/** A stored integer (number, or string/bigint from PostgreSQL) as a number. */
+export function fromDbInt(value: unknown): number {
+  return typeof value === 'number' ? value : Number(value);
+}
+
+/** Like `fromDbInt`, keeping null. */
+export function fromDbIntOrNull(value: unknown): number | null {
+  return value === null || value === undefined ? null : fromDbInt(value);
+}

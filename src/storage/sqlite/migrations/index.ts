@@ -1,0 +1,16 @@
+/**
+ * The SQLite migrations, listed statically (no directory scanning, so the compiled `dist/` works
+ * wherever it is installed). Names sort in the order they apply; add `002-...` below.
+ */
+import type { Migration, MigrationProvider } from 'kysely';
+import { migration001Initial } from './001-initial.js';
+
+/** Every SQLite migration by name, in order. */
+export const sqliteMigrations: Readonly<Record<string, Migration>> = {
+  '001-initial': migration001Initial,
+};
+
+/** A kysely `MigrationProvider` answering `sqliteMigrations`. */
+export const sqliteMigrationProvider: MigrationProvider = {
+  getMigrations: async () => ({ ...sqliteMigrations }),
+};
