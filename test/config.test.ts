@@ -1,0 +1,61 @@
+/** Config loading: defaults, file and environment precedence, every problem reported at once. */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoSeed } from '../src/config/demo-seed.js';
+import { ConfigError, loadConfig } from '../src/config/load.js';
+
+describe('loadConfig', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'adx-config-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('uses the defaults and the bundled seed when ADX_CONFIG is unset', async () => {
+    const config = await loadConfig({}, demoSeed);
+    expect(config.server.port).toBe(8080);
+    expect(config.server.publicUrl).toBe('http://127.0.0.1:8080');
+    expect(config.auction.defaultTmaxMs).toBe(100);
+    expect(config.seed).toBe(demoSeed);
+  });
+
+  it('ADX_CONFIG=none starts without a seed', async () => {
+    expect((await loadConfig({ ADX_CONFIG: 'none' }, demoSeed)).seed).toBeNull();
+  });
+
+  it('a YAML file overrides defaults and the environment overrides the file', async () => {
+    const file = join(dir, 'adx.yaml');
+    await writeFile(file, 'server:\n  port: 9000\nauction:\n  takeRate: 0.1\n  tmaxMarginMs: 15\n');
+    const config = await loadConfig({ ADX_CONFIG: file, PORT: '9100', ADX_PUBLIC_URL: 'https://adx.example.com/' }, demoSeed);
+    expect(config.server.port).toBe(9100);
+    expect(config.auction.takeRate).toBe(0.1);
+    expect(config.auction.tmaxMarginMs).toBe(15);
+    expect(config.auction.maxTmaxMs).toBe(1000);
+    expect(config.server.publicUrl).toBe('https://adx.example.com');
+    expect(config.seed).toBeNull();
+  });
+
+  it('reports every problem at once', async () => {
+    const file = join(dir, 'bad.json');
+    await writeFile(file, JSON.stringify({ auction: { takeRate: 1.5, maxTmaxMs: -1 }, server: { publicUrl: 'ftp://x' } }));
+    const error = await loadConfig({ ADX_CONFIG: file, PORT: 'abc' }, null).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    expect(problems).toContain('PORT');
+    expect(problems).toContain('auction.takeRate');
+    expect(problems).toContain('auction.maxTmaxMs');
+    expect(problems).toContain('server.publicUrl');
+  });
+
+  it('ignores prototype keys in files', async () => {
+    const file = join(dir, 'proto.json');
+    await writeFile(file, '{"__proto__": {"polluted": true}, "log": {"level": "warn"}}');
+    const config = await loadConfig({ ADX_CONFIG: file }, null);
+    expect(config.log.level).toBe('warn');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
