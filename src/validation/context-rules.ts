@@ -111,8 +111,8 @@ function validateRegs(regs: JsonObject, errors: FieldError[]): void {
 
 /**
  * Source (3.2.2): `ext` is an object; `ext.schain` (IAB SupplyChain object, the 2.5 location)
- * is an object with an integer `complete`, a string `ver` and an array `nodes` of objects. The
- * exchange appends its own node to it when it calls partners (DESIGN section 5).
+ * is an object with an integer `complete`, a string `ver` and an array `nodes` of objects; its
+ * own `ext` and each node's `ext` are objects when present. The exchange appends its own node to it when it calls partners (DESIGN section 5).
  */
 function validateSource(source: JsonObject, errors: FieldError[]): void {
   const ext = checkExt(errors, source.ext, 'source.ext');
@@ -124,12 +124,15 @@ function validateSource(source: JsonObject, errors: FieldError[]): void {
   }
   if (!Number.isInteger(schain.complete)) fail(errors, 'source.ext.schain.complete', 'must be an integer (1 = complete, 0 = not)');
   if (typeof schain.ver !== 'string') fail(errors, 'source.ext.schain.ver', 'must be a string');
+  if (isBadExt(schain.ext)) fail(errors, 'source.ext.schain.ext', EXT_MESSAGE);
   const nodes = schain.nodes;
   if (!Array.isArray(nodes)) {
     fail(errors, 'source.ext.schain.nodes', 'must be an array of SupplyChainNode objects');
     return;
   }
   for (let k = 0; k < nodes.length; k++) {
-    if (!isObject(nodes[k])) fail(errors, `source.ext.schain.nodes[${k}]`, 'must be an object (IAB SupplyChainNode)');
+    const node: unknown = nodes[k];
+    if (!isObject(node)) fail(errors, `source.ext.schain.nodes[${k}]`, 'must be an object (IAB SupplyChainNode)');
+    else if (isBadExt(node.ext)) fail(errors, `source.ext.schain.nodes[${k}].ext`, EXT_MESSAGE);
   }
 }
