@@ -67,8 +67,8 @@ describe('auction flow with real fake DSPs', () => {
   let ex: TestExchange;
 
   beforeAll(async () => {
-    good = await startFakeDsp((body: any) => ({ status: 200, body: absolutize(dspBid(body, 3.0, 'good'), good.url) }));
-    loser = await startFakeDsp((body: any) => ({ status: 200, body: absolutize(dspBid(body, 1.25, 'loser', true), loser.url) }));
+    good = await startFakeDsp((body: any) => ({ status: 200, body: absolutize(dspBid(body, 3.0, 'good'), good.origin) }));
+    loser = await startFakeDsp((body: any) => ({ status: 200, body: absolutize(dspBid(body, 1.25, 'loser', true), loser.origin) }));
     slow = await startFakeDsp((body: any) => ({ status: 200, delayMs: 1000, body: dspBid(body, 9.0, 'slow') }));
     junk = await startFakeDsp(() => ({ status: 200, raw: Buffer.from('{"seatbid": [ not json') }));
     empty = await startFakeDsp(() => ({ status: 204 }));
