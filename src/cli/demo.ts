@@ -45,7 +45,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
       { name: 'sim-gamma', args: ['--bid-probability', '0.6', '--cpm-min', '1', '--cpm-max', '6', '--latency-ms', '10-120', '--currency', 'USD'] },
     ];
     const simChildren = await Promise.all(
-      sims.map((s) => startCliChild(['dsp-sim', '--port', '0', '--name', s.name, '--seat', s.name, '--seed', String(options.seed), ...s.args])),
+      sims.map((s) =>
+        startCliChild(['dsp-sim', '--port', '0', '--name', s.name, '--seat', s.name, '--seed', String(options.seed), ...s.args], { readyPattern: /^http:\/\// }),
+      ),
     );
     children.push(...simChildren);
     const apiKey = 'adxk_demo_publisher_key_do_not_use_in_production';
