@@ -3,7 +3,7 @@
  * from typed deps and lists every route. It does not listen; `main.ts` (through `runtime.ts`)
  * does. Tests build the app with their own deps and talk to it on an ephemeral port.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import type { Exchange } from './auction/exchange.js';
@@ -48,7 +48,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app: FastifyInstance = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // No per-request logging: the bid path must not log at info level (metrics count requests).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimitBytes,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
     return503OnClosing: true,

@@ -65,6 +65,9 @@ export async function startTestExchange(options: { partners?: TestPartner[]; con
     storage: { databaseUrl: join(dir, 'adx.db') },
     security: { adminKey, secretKey: 'test-secret-key' },
     log: { level: 'silent' },
+    // The exchange shares its event loop with the test code here (gzipSync of a 64 MiB bomb,
+    // fixture generation), so event-loop-delay shedding would fire on the tests' own work.
+    overload: { maxEventLoopDelayMs: 5000 },
   });
   config = mergeConfig(config, options.config ?? {});
   const clock = new ShiftedClock();
