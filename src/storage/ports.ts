@@ -164,8 +164,10 @@ export interface NoticeStore {
   /**
    * Records the notice unless one of the same kind exists for the bid. Answers `first` when
    * this call recorded it, `repeat` otherwise (the stored record is returned for either).
+   * `messages` (outbox rows of the events this notice causes, e.g. `billing.notice`) are
+   * inserted in the same transaction, and only when the outcome is `first`.
    */
-  record(notice: NoticeRecord): Promise<{ outcome: 'first' | 'repeat'; stored: NoticeRecord }>;
+  record(notice: NoticeRecord, messages?: OutboxMessage[]): Promise<{ outcome: 'first' | 'repeat'; stored: NoticeRecord }>;
 }
 
 /** Counters per publisher per UTC minute. */
@@ -184,6 +186,133 @@ export interface SettingsStore {
   set(key: string, value: string): Promise<void>;
 }
 
+/**
+ * A webhook endpoint (DESIGN sections 6-7). The signing secret and the API key sent as
+ * `Authorization: Bearer` are stored encrypted (`webhooks/secret-box.ts`, AES-256-GCM under a
+ * key derived from the exchange secret key); these fields hold the ciphertexts.
+ */
+export interface WebhookEndpointRecord {
+  id: string;
+  /** Base URL; deliveries go to `<url>/webhooks/<kind with '.' -> '-'>`. */
+  url: string;
+  /** Subscribed event kinds (`auction.complete`, ...); empty = every kind. */
+  events: string[];
+  /** Encrypted API key sent as `Authorization: Bearer <key>`. */
+  apiKeyCiphertext: string;
+  /** Scope: only this publisher's events, or null for all. */
+  publisherId: string | null;
+  enabled: boolean;
+  description: string | null;
+  /** Encrypted current secret (`whsec_...`). */
+  secretCiphertext: string;
+  /** Encrypted previous secret, still signing until `previousSecretExpiresAtMs` (rotation, 24 h). */
+  previousSecretCiphertext: string | null;
+  previousSecretExpiresAtMs: number | null;
+  /** Why the exchange disabled it (`gone` on 410, `failing` after 5 days), null when enabled or disabled by hand. */
+  disabledReason: string | null;
+  lastSuccessAtMs: number | null;
+  /** Start of the current run of failures (null after a success). */
+  failingSinceMs: number | null;
+  createdAtMs: number;
+  updatedAtMs: number;
+}
+
+/** Outbox row status: due or waiting for a retry, delivered (2xx), or failed (attempts exhausted, endpoint gone). */
+export type OutboxStatus = 'pending' | 'delivered' | 'failed';
+
+/**
+ * One event for one endpoint (DESIGN section 6): the body bytes serialized once and stored,
+ * signed and sent as they are. `id` is the Standard Webhooks `webhook-id` (`msg_...`), the same
+ * on every attempt.
+ */
+export interface OutboxMessage {
+  id: string;
+  endpointId: string;
+  /** Event kind, e.g. `auction.complete`. */
+  eventKind: string;
+  /** The JSON body, exactly as sent. */
+  body: string;
+  /** Publisher the event is about (null for exchange-wide events). */
+  publisherId: string | null;
+  status: OutboxStatus;
+  /** Attempts made so far. */
+  attempts: number;
+  /** When the next attempt is due (ms since epoch); meaningless once delivered or failed. */
+  nextAttemptAtMs: number;
+  createdAtMs: number;
+  /** Node holding the claim, or null. */
+  claimedBy: string | null;
+  /** When the claim lapses (PostgreSQL lease); null when unclaimed. */
+  claimExpiresAtMs: number | null;
+  deliveredAtMs: number | null;
+  lastError: string | null;
+}
+
+/** One delivery attempt, recorded whatever its outcome. */
+export interface DeliveryAttemptRecord {
+  messageId: string;
+  /** 1-based attempt number. */
+  attempt: number;
+  startedAtMs: number;
+  durationMs: number;
+  /** HTTP status, or null when no answer came (connect error, timeout). */
+  statusCode: number | null;
+  error: string | null;
+  /** First bytes of the answer body (at most 1 KiB). */
+  responseExcerpt: string | null;
+  /** When the next attempt is scheduled, or null when none will follow. */
+  nextAttemptAtMs: number | null;
+}
+
+/** What an attempt changes on its message; the claim is always cleared. */
+export interface OutboxAttemptUpdate {
+  status: OutboxStatus;
+  attempts: number;
+  nextAttemptAtMs: number;
+  deliveredAtMs: number | null;
+  lastError: string | null;
+}
+
+/** Webhook endpoints. */
+export interface WebhookEndpointStore {
+  create(endpoint: WebhookEndpointRecord): Promise<void>;
+  get(id: string): Promise<WebhookEndpointRecord | undefined>;
+  list(): Promise<WebhookEndpointRecord[]>;
+  update(id: string, patch: Partial<Omit<WebhookEndpointRecord, 'id' | 'createdAtMs'>>): Promise<WebhookEndpointRecord | undefined>;
+  /** Deletes the endpoint and its messages and attempts; false when there was none. */
+  delete(id: string): Promise<boolean>;
+}
+
+/** The transactional outbox of webhook messages (DESIGN section 6). */
+export interface OutboxStore {
+  /** Inserts the messages in one transaction (an id already present is left unchanged). */
+  enqueue(messages: OutboxMessage[]): Promise<void>;
+  /**
+   * Claims up to `limit` pending messages due at `nowMs` (`nextAttemptAtMs <= nowMs`) that are
+   * unclaimed or whose claim expired, oldest due first, skipping `excludeEndpointIds`; sets
+   * `claimedBy = owner`, `claimExpiresAtMs = nowMs + leaseMs`. Atomic: two callers never claim the
+   * same message (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
+   */
+  claimDue(options: { owner: string; nowMs: number; limit: number; leaseMs: number; excludeEndpointIds?: string[] }): Promise<OutboxMessage[]>;
+  /** Records `attempt` and applies `update` to its message, clearing the claim, in one transaction. */
+  recordAttempt(attempt: DeliveryAttemptRecord, update: OutboxAttemptUpdate): Promise<void>;
+  /** Clears claims: `owner`'s only, or every claim when `owner` is undefined (SQLite at start). Answers how many. */
+  releaseClaims(owner?: string): Promise<number>;
+  /** Clears the claim of these messages (claimed but not attempted), if `owner` holds it. */
+  releaseMessages(owner: string, messageIds: string[]): Promise<void>;
+  get(id: string): Promise<OutboxMessage | undefined>;
+  /** Messages of an endpoint, newest first, optionally by status, at most `limit`. */
+  listForEndpoint(endpointId: string, options: { status?: OutboxStatus; limit: number }): Promise<OutboxMessage[]>;
+  /** Attempts of a message, in order. */
+  attemptsFor(messageId: string): Promise<DeliveryAttemptRecord[]>;
+  /** Makes a message pending and due at `nowMs` again (replay); false when there is no such message of the endpoint. */
+  replay(endpointId: string, messageId: string, nowMs: number): Promise<boolean>;
+  /** Makes every `failed` message of the endpoint created at or after `sinceMs` pending and due at `nowMs`; answers how many. */
+  recover(endpointId: string, sinceMs: number, nowMs: number): Promise<number>;
+  /** Pending messages and the oldest due time among them (null when none), for metrics. */
+  depth(): Promise<{ pending: number; oldestDueAtMs: number | null }>;
+}
+
 /** The whole store. `migrate()` runs numbered migrations; `ping()` rejects when unreachable. */
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
@@ -196,4 +325,11 @@ export interface Store {
   notices: NoticeStore;
   counters: CounterStore;
   settings: SettingsStore;
+  webhookEndpoints: WebhookEndpointStore;
+  outbox: OutboxStore;
+  /**
+   * Writes bid records and outbox messages in ONE transaction (the auction's state change and
+   * the events it causes, DESIGN section 6). Idempotent per bid id and message id.
+   */
+  writeAuction(batch: { bids: BidRecord[]; messages: OutboxMessage[] }): Promise<void>;
 }

@@ -9,7 +9,7 @@
  *   `smallint`). Read them with `fromDbBool`, which also accepts a native boolean.
  * - Times are integer ms since the Unix epoch, money integer micros (`bigint` on PostgreSQL,
  *   which `pg` returns as a string: query modules read numbers through `Number()`).
- * - Lists are JSON text (`publishers.domains`).
+ * - Lists are JSON text (`publishers.domains`, `webhook_endpoints.events`).
  */
 
 /**
@@ -117,6 +117,67 @@ export interface SettingsTable {
   value: string;
 }
 
+/** `webhook_endpoints`: receivers of events (`WebhookEndpointRecord`, DESIGN sections 6-7). */
+export interface WebhookEndpointsTable {
+  id: string;
+  url: string;
+  /** JSON array of event kinds; empty = every kind. */
+  events: string;
+  /** Ciphertexts (`webhooks/secret-box.ts`), never the plain key or secrets. */
+  api_key_ciphertext: string;
+  publisher_id: string | null;
+  /** 0 or 1. */
+  enabled: number;
+  description: string | null;
+  secret_ciphertext: string;
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at_ms: DbInt | null;
+  disabled_reason: string | null;
+  last_success_at_ms: DbInt | null;
+  failing_since_ms: DbInt | null;
+  created_at_ms: DbInt;
+  updated_at_ms: DbInt;
+}
+
+/**
+ * `outbox_messages`: one event for one endpoint (`OutboxMessage`), written in the transaction of
+ * the state change that caused it. Indexed on (status, next_attempt_at_ms) for claiming and on
+ * (endpoint_id, created_at_ms) for per-endpoint listing.
+ */
+export interface OutboxMessagesTable {
+  /** Standard Webhooks `webhook-id` (`msg_...`). */
+  id: string;
+  endpoint_id: string;
+  event_kind: string;
+  /** JSON body exactly as sent and signed. */
+  body: string;
+  publisher_id: string | null;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: DbInt;
+  next_attempt_at_ms: DbInt;
+  created_at_ms: DbInt;
+  /** Claiming node, or null; set together with `claim_expires_at_ms`. */
+  claimed_by: string | null;
+  claim_expires_at_ms: DbInt | null;
+  delivered_at_ms: DbInt | null;
+  last_error: string | null;
+}
+
+/** `delivery_attempts`: every attempt of a message; primary key (message_id, attempt). */
+export interface DeliveryAttemptsTable {
+  message_id: string;
+  /** 1-based. */
+  attempt: DbInt;
+  started_at_ms: DbInt;
+  duration_ms: DbInt;
+  /** HTTP status, null when no answer came. */
+  status_code: number | null;
+  error: string | null;
+  /** At most 1 KiB of the answer body. */
+  response_excerpt: string | null;
+  next_attempt_at_ms: DbInt | null;
+}
+
 /** Every table the query modules use, for `Kysely<Database>`. */
 export interface Database {
   publishers: PublishersTable;
@@ -126,6 +187,9 @@ export interface Database {
   notices: NoticesTable;
   counters: CountersTable;
   settings: SettingsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  outbox_messages: OutboxMessagesTable;
+  delivery_attempts: DeliveryAttemptsTable;
 }
 
 /** A boolean as stored (0/1). */

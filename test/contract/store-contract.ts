@@ -8,12 +8,13 @@
  * so a backend's `close()` must be idempotent.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord, BidRecord, CounterDelta, CounterTotals, DemandPartnerRecord, NoticeRecord, PublisherRecord, Store } from '../../src/storage/ports.js';
+import type { ApiKeyRecord, CounterDelta, CounterTotals, DemandPartnerRecord, PublisherRecord, Store } from '../../src/storage/ports.js';
+import { bid, notice, T0 } from './records.js';
+import { defineWebhookStoreContract } from './webhook-store-contract.js';
 
 /** What a backend's test file supplies: a fresh store per call and how to dispose of it. */
 export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
 
-const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 const MINUTE_MS = 60_000;
 
 function publisher(id: string, overrides: Partial<PublisherRecord> = {}): PublisherRecord {
@@ -37,44 +38,6 @@ function partner(id: string, overrides: Partial<DemandPartnerRecord> = {}): Dema
     enabled: true,
     createdAtMs: T0,
     updatedAtMs: T0,
-    ...overrides,
-  };
-}
-
-function bid(bidId: string, overrides: Partial<BidRecord> = {}): BidRecord {
-  return {
-    bidId,
-    auctionId: `auc-${bidId}`,
-    requestId: 'req-1',
-    impId: '1',
-    publisherId: 'pub_1',
-    partnerId: 'dsp_1',
-    partnerRequestId: 'preq-1',
-    partnerBidId: `pbid-${bidId}`,
-    seat: 'seat-1',
-    adId: null,
-    partnerCurrency: 'EUR',
-    clearingPartnerMicros: 1_234_567,
-    mbr: 0.75,
-    partnerNurl: null,
-    partnerBurl: null,
-    createdAtMs: T0,
-    ...overrides,
-  };
-}
-
-function notice(bidId: string, overrides: Partial<NoticeRecord> = {}): NoticeRecord {
-  return {
-    bidId,
-    kind: 'win',
-    publisherId: 'pub_1',
-    partnerId: 'dsp_1',
-    auctionId: `auc-${bidId}`,
-    netUsdMicros: 2_000_000,
-    grossUsdMicros: 2_500_000,
-    priceFlagged: false,
-    source: 'win',
-    receivedAtMs: T0,
     ...overrides,
   };
 }
@@ -114,6 +77,8 @@ export function defineStoreContract(name: string, factory: StoreFactory): void {
     afterEach(async () => {
       await cleanup();
     });
+
+    defineWebhookStoreContract(() => store);
 
     describe('lifecycle', () => {
       it('names its kind', () => {

@@ -54,21 +54,27 @@ function toRecord(row: Selectable<BidsTable>): BidRecord {
   };
 }
 
+/**
+ * Inserts `records` through `db` (a transaction, when the caller writes them together with other
+ * rows, e.g. `writeAuction`), `ON CONFLICT (bid_id) DO NOTHING`: a bid id already present is left
+ * unchanged. Issues no statement for an empty list.
+ */
+export async function insertBidRecords(db: Kysely<Database>, records: readonly BidRecord[]): Promise<void> {
+  for (let start = 0; start < records.length; start += ROWS_PER_STATEMENT) {
+    await db
+      .insertInto('bids')
+      .values(records.slice(start, start + ROWS_PER_STATEMENT).map(toRow))
+      .onConflict((oc) => oc.column('bid_id').doNothing())
+      .execute();
+  }
+}
+
 /** `BidStore` over `db`: `insertMany` is idempotent per bid id (`ON CONFLICT DO NOTHING`). */
 export function createBidQueries(db: Kysely<Database>): BidStore {
   return {
     async insertMany(records: BidRecord[]): Promise<void> {
       if (records.length === 0) return;
-      await db.transaction().execute(async (trx) => {
-        for (let start = 0; start < records.length; start += ROWS_PER_STATEMENT) {
-          const rows = records.slice(start, start + ROWS_PER_STATEMENT).map(toRow);
-          await trx
-            .insertInto('bids')
-            .values(rows)
-            .onConflict((oc) => oc.column('bid_id').doNothing())
-            .execute();
-        }
-      });
+      await db.transaction().execute((trx) => insertBidRecords(trx, records));
     },
 
     async get(bidId: string): Promise<BidRecord | undefined> {

@@ -5,18 +5,30 @@
 import type { Kysely } from 'kysely';
 import type { Store } from '../ports.js';
 import type { Database } from '../schema.js';
+import { createAuctionWriter } from './auction-writes.js';
 import { createBidQueries } from './bids.js';
 import { createCounterQueries } from './counters.js';
 import { createDemandPartnerQueries } from './demand-partners.js';
 import { createNoticeQueries } from './notices.js';
+import { createOutboxQueries } from './outbox.js';
 import { createPublisherQueries } from './publishers.js';
 import { createSettingsQueries } from './settings.js';
+import { createWebhookEndpointQueries } from './webhook-endpoints.js';
 
-/** The per-family stores of `Store` (everything but lifecycle: kind, migrate, ping, close). */
-export type QueryStores = Pick<Store, 'publishers' | 'demandPartners' | 'bids' | 'notices' | 'counters' | 'settings'>;
+/** The per-family stores of `Store` and `writeAuction` (everything but lifecycle: kind, migrate, ping, close). */
+export type QueryStores = Pick<
+  Store,
+  'publishers' | 'demandPartners' | 'bids' | 'notices' | 'counters' | 'settings' | 'webhookEndpoints' | 'outbox' | 'writeAuction'
+>;
+
+/** What the backend's SQL dialect can do, where the query modules differ by backend. */
+export interface QueryDialectOptions {
+  /** `FOR UPDATE SKIP LOCKED` (PostgreSQL: true; SQLite: false, the default). */
+  supportsSkipLocked?: boolean;
+}
 
 /** Builds every port's query module over `db`; nothing runs until a method is called. */
-export function createQueryStores(db: Kysely<Database>): QueryStores {
+export function createQueryStores(db: Kysely<Database>, dialect: QueryDialectOptions = {}): QueryStores {
   return {
     publishers: createPublisherQueries(db),
     demandPartners: createDemandPartnerQueries(db),
@@ -24,7 +36,20 @@ export function createQueryStores(db: Kysely<Database>): QueryStores {
     notices: createNoticeQueries(db),
     counters: createCounterQueries(db),
     settings: createSettingsQueries(db),
+    webhookEndpoints: createWebhookEndpointQueries(db),
+    outbox: createOutboxQueries(db, { supportsSkipLocked: dialect.supportsSkipLocked ?? false }),
+    writeAuction: createAuctionWriter(db),
   };
 }
 
-export { createBidQueries, createCounterQueries, createDemandPartnerQueries, createNoticeQueries, createPublisherQueries, createSettingsQueries };
+export {
+  createAuctionWriter,
+  createBidQueries,
+  createCounterQueries,
+  createDemandPartnerQueries,
+  createNoticeQueries,
+  createOutboxQueries,
+  createPublisherQueries,
+  createSettingsQueries,
+  createWebhookEndpointQueries,
+};

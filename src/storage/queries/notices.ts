@@ -3,8 +3,9 @@
  * from the primary key (bid_id, kind): the first insert wins on any node, later ones do nothing.
  */
 import type { Kysely, Selectable } from 'kysely';
-import type { NoticeRecord, NoticeStore } from '../ports.js';
+import type { NoticeRecord, NoticeStore, OutboxMessage } from '../ports.js';
 import { fromDbBool, fromDbInt, toDbBool, type Database, type NoticesTable } from '../schema.js';
+import { insertOutboxMessages } from './outbox.js';
 
 function toRecord(row: Selectable<NoticesTable>): NoticeRecord {
   return {
@@ -24,11 +25,13 @@ function toRecord(row: Selectable<NoticesTable>): NoticeRecord {
 /**
  * `NoticeStore` over `db`. `record` inserts with `ON CONFLICT DO NOTHING` and reads the row back
  * in the same transaction: `first` when this call's insert took effect, `repeat` otherwise, with
- * the stored (first) record either way.
+ * the stored (first) record either way. `messages` (the outbox rows of the events the notice
+ * causes) are inserted in that same transaction only when the outcome is `first`, so a repeated
+ * notice never enqueues its events twice and a crash never keeps a notice without its events.
  */
 export function createNoticeQueries(db: Kysely<Database>): NoticeStore {
   return {
-    async record(notice: NoticeRecord): Promise<{ outcome: 'first' | 'repeat'; stored: NoticeRecord }> {
+    async record(notice: NoticeRecord, messages: OutboxMessage[] = []): Promise<{ outcome: 'first' | 'repeat'; stored: NoticeRecord }> {
       return db.transaction().execute(async (trx) => {
         const inserted = await trx
           .insertInto('notices')
@@ -53,6 +56,7 @@ export function createNoticeQueries(db: Kysely<Database>): NoticeStore {
           .where('kind', '=', notice.kind)
           .executeTakeFirstOrThrow();
         const outcome = (inserted.numInsertedOrUpdatedRows ?? 0n) > 0n ? 'first' : 'repeat';
+        if (outcome === 'first') await insertOutboxMessages(trx, messages);
         return { outcome, stored: toRecord(row) };
       });
     },

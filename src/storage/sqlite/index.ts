@@ -62,7 +62,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   }
 
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  const queries = createQueryStores(db);
+  const queries = createQueryStores(db, { supportsSkipLocked: false });
   let closed = false;
 
   return {

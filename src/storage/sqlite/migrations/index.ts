@@ -1,13 +1,15 @@
 /**
  * The SQLite migrations, listed statically (no directory scanning, so the compiled `dist/` works
- * wherever it is installed). Names sort in the order they apply; add `002-...` below.
+ * wherever it is installed). Names sort in the order they apply; add the next number below.
  */
 import type { Migration, MigrationProvider } from 'kysely';
 import { migration001Initial } from './001-initial.js';
+import { migration002Webhooks } from './002-webhooks.js';
 
 /** Every SQLite migration by name, in order. */
 export const sqliteMigrations: Readonly<Record<string, Migration>> = {
   '001-initial': migration001Initial,
+  '002-webhooks': migration002Webhooks,
 };
 
 /** A kysely `MigrationProvider` answering `sqliteMigrations`. */

@@ -1,0 +1,28 @@
+/**
+ * The auction's commit (`Store.writeAuction`, DESIGN section 6): the bid records an auction
+ * returned and the outbox messages of the events it caused, in ONE transaction, so an event is
+ * never stored without its state change nor the other way round. Portable SQL over
+ * `Kysely<Database>`; the bid path calls it through the group committer with many auctions' rows
+ * at once.
+ */
+import type { Kysely } from 'kysely';
+import type { BidRecord, OutboxMessage, Store } from '../ports.js';
+import type { Database } from '../schema.js';
+import { insertBidRecords } from './bids.js';
+import { insertOutboxMessages } from './outbox.js';
+
+/**
+ * `writeAuction` over `db`: inserts `bids` (as `BidStore.insertMany`) and `messages` (as
+ * `OutboxStore.enqueue`), both `ON CONFLICT DO NOTHING` so a retried batch is idempotent per bid id
+ * and message id. An empty batch opens no transaction and an empty list issues no INSERT. Rejects,
+ * writing nothing, when any row violates a constraint.
+ */
+export function createAuctionWriter(db: Kysely<Database>): Store['writeAuction'] {
+  return async ({ bids, messages }: { bids: BidRecord[]; messages: OutboxMessage[] }): Promise<void> => {
+    if (bids.length === 0 && messages.length === 0) return;
+    await db.transaction().execute(async (trx) => {
+      await insertBidRecords(trx, bids);
+      await insertOutboxMessages(trx, messages);
+    });
+  };
+}

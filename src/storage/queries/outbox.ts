@@ -1,0 +1,257 @@
+/**
+ * Outbox queries (`OutboxStore`, DESIGN section 6), portable SQL over `Kysely<Database>`: the
+ * transactional outbox of webhook messages and their delivery attempts.
+ *
+ * Claiming is ONE statement, the shape graphile-worker's `getJobs` uses:
+ *   UPDATE outbox_messages SET claimed_by = $owner, claim_expires_at_ms = $now + $lease
+ *   WHERE id IN (SELECT id FROM outbox_messages WHERE <claimable> ORDER BY next_attempt_at_ms
+ *                LIMIT $n [FOR UPDATE SKIP LOCKED])
+ *     AND <claimable>
+ *   RETURNING *
+ * A single statement is atomic on SQLite (one writer at a time; the write lock is taken before
+ * anything is read, so there is no read-then-upgrade race with another process), and the repeated
+ * `<claimable>` check makes it safe on PostgreSQL, where `FOR UPDATE SKIP LOCKED`
+ * (`supportsSkipLocked`) lets concurrent claimers pass over each other's rows instead of waiting.
+ * RETURNING (SQLite 3.35+, PostgreSQL) answers exactly the rows this call claimed, even when the
+ * same owner claims twice at the same instant.
+ */
+import type { ExpressionBuilder, Insertable, Kysely, Selectable } from 'kysely';
+import type { DeliveryAttemptRecord, OutboxAttemptUpdate, OutboxMessage, OutboxStatus, OutboxStore } from '../ports.js';
+import { fromDbInt, fromDbIntOrNull, type Database, type DeliveryAttemptsTable, type OutboxMessagesTable } from '../schema.js';
+
+/** Rows per INSERT statement (13 parameters each), well under both backends' parameter limits. */
+const ROWS_PER_STATEMENT = 500;
+
+/** Backend capabilities the outbox queries adapt to. */
+export interface OutboxQueryOptions {
+  /** True on PostgreSQL: the claim subquery takes `FOR UPDATE SKIP LOCKED`. SQLite has no row locks. */
+  supportsSkipLocked: boolean;
+}
+
+/** An `outbox_messages` row as a message. */
+function toMessage(row: Selectable<OutboxMessagesTable>): OutboxMessage {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    eventKind: row.event_kind,
+    body: row.body,
+    publisherId: row.publisher_id,
+    status: row.status,
+    attempts: fromDbInt(row.attempts),
+    nextAttemptAtMs: fromDbInt(row.next_attempt_at_ms),
+    createdAtMs: fromDbInt(row.created_at_ms),
+    claimedBy: row.claimed_by,
+    claimExpiresAtMs: fromDbIntOrNull(row.claim_expires_at_ms),
+    deliveredAtMs: fromDbIntOrNull(row.delivered_at_ms),
+    lastError: row.last_error,
+  };
+}
+
+function toMessageRow(message: OutboxMessage): Insertable<OutboxMessagesTable> {
+  return {
+    id: message.id,
+    endpoint_id: message.endpointId,
+    event_kind: message.eventKind,
+    body: message.body,
+    publisher_id: message.publisherId,
+    status: message.status,
+    attempts: message.attempts,
+    next_attempt_at_ms: message.nextAttemptAtMs,
+    created_at_ms: message.createdAtMs,
+    claimed_by: message.claimedBy,
+    claim_expires_at_ms: message.claimExpiresAtMs,
+    delivered_at_ms: message.deliveredAtMs,
+    last_error: message.lastError,
+  };
+}
+
+function toAttempt(row: Selectable<DeliveryAttemptsTable>): DeliveryAttemptRecord {
+  return {
+    messageId: row.message_id,
+    attempt: fromDbInt(row.attempt),
+    startedAtMs: fromDbInt(row.started_at_ms),
+    durationMs: fromDbInt(row.duration_ms),
+    statusCode: fromDbIntOrNull(row.status_code),
+    error: row.error,
+    responseExcerpt: row.response_excerpt,
+    nextAttemptAtMs: fromDbIntOrNull(row.next_attempt_at_ms),
+  };
+}
+
+/**
+ * Inserts `messages` through `db` (a transaction, when the caller writes them together with the
+ * state change that caused them), `ON CONFLICT (id) DO NOTHING`: a message id already present is
+ * left unchanged. Issues no statement for an empty list. Rejects on a constraint violation.
+ */
+export async function insertOutboxMessages(db: Kysely<Database>, messages: readonly OutboxMessage[]): Promise<void> {
+  for (let start = 0; start < messages.length; start += ROWS_PER_STATEMENT) {
+    await db
+      .insertInto('outbox_messages')
+      .values(messages.slice(start, start + ROWS_PER_STATEMENT).map(toMessageRow))
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
+}
+
+/** Pending, due at `nowMs`, and unclaimed or with a lapsed claim (a claim lapses at its expiry instant). */
+function claimable(nowMs: number) {
+  return (eb: ExpressionBuilder<Database, 'outbox_messages'>) =>
+    eb.and([
+      eb('status', '=', 'pending'),
+      eb('next_attempt_at_ms', '<=', nowMs),
+      eb.or([eb('claimed_by', 'is', null), eb('claim_expires_at_ms', '<=', nowMs)]),
+    ]);
+}
+
+/** Oldest due first; ties by creation, then id, so the order is total. */
+function compareDue(a: OutboxMessage, b: OutboxMessage): number {
+  return a.nextAttemptAtMs - b.nextAttemptAtMs || a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/**
+ * `OutboxStore` over `db` (see the file comment for how `claimDue` stays atomic). `replay` and
+ * `recover` keep `attempts` (so the next attempt gets a new number in `delivery_attempts`) and
+ * leave a live claim alone (an attempt in flight finishes and records as usual); `replay` also
+ * clears `deliveredAtMs`. `recordAttempt` ignores an attempt number already recorded for the
+ * message (a second node taking over a lapsed lease) but still applies `update`.
+ */
+export function createOutboxQueries(db: Kysely<Database>, options: OutboxQueryOptions = { supportsSkipLocked: false }): OutboxStore {
+  const { supportsSkipLocked } = options;
+
+  return {
+    async enqueue(messages: OutboxMessage[]): Promise<void> {
+      if (messages.length === 0) return;
+      await db.transaction().execute((trx) => insertOutboxMessages(trx, messages));
+    },
+
+    async claimDue({ owner, nowMs, limit, leaseMs, excludeEndpointIds = [] }): Promise<OutboxMessage[]> {
+      if (limit <= 0) return [];
+      const rows = await db
+        .updateTable('outbox_messages')
+        .set({ claimed_by: owner, claim_expires_at_ms: nowMs + leaseMs })
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('outbox_messages')
+            .select('id')
+            .where(claimable(nowMs))
+            .$if(excludeEndpointIds.length > 0, (qb) => qb.where('endpoint_id', 'not in', excludeEndpointIds))
+            .orderBy('next_attempt_at_ms')
+            .orderBy('created_at_ms')
+            .orderBy('id')
+            .limit(limit)
+            .$if(supportsSkipLocked, (qb) => qb.forUpdate().skipLocked()),
+        )
+        .where(claimable(nowMs))
+        .returningAll()
+        .execute();
+      // RETURNING promises no order.
+      return rows.map(toMessage).sort(compareDue);
+    },
+
+    async recordAttempt(attempt: DeliveryAttemptRecord, update: OutboxAttemptUpdate): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('delivery_attempts')
+          .values({
+            message_id: attempt.messageId,
+            attempt: attempt.attempt,
+            started_at_ms: attempt.startedAtMs,
+            duration_ms: attempt.durationMs,
+            status_code: attempt.statusCode,
+            error: attempt.error,
+            response_excerpt: attempt.responseExcerpt,
+            next_attempt_at_ms: attempt.nextAttemptAtMs,
+          })
+          .onConflict((oc) => oc.columns(['message_id', 'attempt']).doNothing())
+          .execute();
+        await trx
+          .updateTable('outbox_messages')
+          .set({
+            status: update.status,
+            attempts: update.attempts,
+            next_attempt_at_ms: update.nextAttemptAtMs,
+            delivered_at_ms: update.deliveredAtMs,
+            last_error: update.lastError,
+            claimed_by: null,
+            claim_expires_at_ms: null,
+          })
+          .where('id', '=', attempt.messageId)
+          .execute();
+      });
+    },
+
+    async releaseClaims(owner?: string): Promise<number> {
+      const result = await db
+        .updateTable('outbox_messages')
+        .set({ claimed_by: null, claim_expires_at_ms: null })
+        .where('claimed_by', 'is not', null)
+        .$if(owner !== undefined, (qb) => qb.where('claimed_by', '=', owner ?? ''))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    async releaseMessages(owner: string, messageIds: string[]): Promise<void> {
+      if (messageIds.length === 0) return;
+      await db
+        .updateTable('outbox_messages')
+        .set({ claimed_by: null, claim_expires_at_ms: null })
+        .where('claimed_by', '=', owner)
+        .where('id', 'in', messageIds)
+        .execute();
+    },
+
+    async get(id: string): Promise<OutboxMessage | undefined> {
+      const row = await db.selectFrom('outbox_messages').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? toMessage(row) : undefined;
+    },
+
+    async listForEndpoint(endpointId: string, { status, limit }: { status?: OutboxStatus; limit: number }): Promise<OutboxMessage[]> {
+      if (limit <= 0) return [];
+      const rows = await db
+        .selectFrom('outbox_messages')
+        .selectAll()
+        .where('endpoint_id', '=', endpointId)
+        .$if(status !== undefined, (qb) => qb.where('status', '=', status ?? 'pending'))
+        .orderBy('created_at_ms', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map(toMessage);
+    },
+
+    async attemptsFor(messageId: string): Promise<DeliveryAttemptRecord[]> {
+      const rows = await db.selectFrom('delivery_attempts').selectAll().where('message_id', '=', messageId).orderBy('attempt').execute();
+      return rows.map(toAttempt);
+    },
+
+    async replay(endpointId: string, messageId: string, nowMs: number): Promise<boolean> {
+      const result = await db
+        .updateTable('outbox_messages')
+        .set({ status: 'pending', next_attempt_at_ms: nowMs, delivered_at_ms: null })
+        .where('id', '=', messageId)
+        .where('endpoint_id', '=', endpointId)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    async recover(endpointId: string, sinceMs: number, nowMs: number): Promise<number> {
+      const result = await db
+        .updateTable('outbox_messages')
+        .set({ status: 'pending', next_attempt_at_ms: nowMs })
+        .where('endpoint_id', '=', endpointId)
+        .where('status', '=', 'failed')
+        .where('created_at_ms', '>=', sinceMs)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    async depth(): Promise<{ pending: number; oldestDueAtMs: number | null }> {
+      const row = await db
+        .selectFrom('outbox_messages')
+        .select((eb) => [eb.fn.countAll<number>().as('pending'), eb.fn.min<number | null>('next_attempt_at_ms').as('oldest')])
+        .where('status', '=', 'pending')
+        .executeTakeFirstOrThrow();
+      return { pending: fromDbInt(row.pending), oldestDueAtMs: fromDbIntOrNull(row.oldest) };
+    },
+  };
+}
