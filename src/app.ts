@@ -15,6 +15,8 @@ import { bidRoutes } from './http/bid/route.js';
 import type { ConfigCache } from './http/bid/config-cache.js';
 import type { LoadShedder } from './http/bid/overload.js';
 import { currencyRoutes } from './http/currency/route.js';
+import { webhookEndpointRoutes } from './http/admin/webhook-endpoints.js';
+import type { WebhookEndpointService } from './admin/webhook-endpoints.js';
 import { healthRoutes, type ReadinessCheck } from './http/health/route.js';
 import { noticeRoutes } from './http/notices/route.js';
 import { installProblemHandlers } from './http/problem.js';
@@ -39,6 +41,7 @@ export interface AppDeps {
   publishers: PublisherService;
   demandPartners: DemandPartnerService;
   rates: RatesHolder;
+  webhookEndpoints: WebhookEndpointService;
   /** Readiness checks by name (`store`, `dispatcher`, ...). */
   readiness: Record<string, ReadinessCheck>;
 }
@@ -79,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(noticeRoutes, { notices: deps.notices, metrics: deps.metrics });
   await app.register(adminRoutes, { publishers: deps.publishers, demandPartners: deps.demandPartners, adminKey: config.security.adminKey });
+  await app.register(webhookEndpointRoutes, { service: deps.webhookEndpoints, adminKey: config.security.adminKey });
   await app.register(currencyRoutes, {
     rates: deps.rates,
     settings: deps.store.settings,

@@ -4,15 +4,19 @@
  * background workers. `main.ts` and the tests use it; neither reads the other's globals.
  */
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { createDemandPartnerService } from './admin/demand-partners.js';
 import { createPublisherService } from './admin/publishers.js';
+import { createWebhookEndpointService } from './admin/webhook-endpoints.js';
 import { buildApp } from './app.js';
 import { createExchange, type AuctionCommit } from './auction/exchange.js';
 import type { Config } from './config/types.js';
 import { createDemandDispatcher } from './demand/dispatch.js';
 import { createAdapterRegistry } from './demand/registry.js';
+import { createEventEmitter } from './events/emitter.js';
+import { auctionCompletePayload, billingNoticePayload } from './events/payloads.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { bundledRates } from './domain/currency-rates.js';
 import { createIdGenerator, type IdGenerator } from './domain/ids.js';
@@ -23,11 +27,15 @@ import { RATES_SETTING } from './http/currency/route.js';
 import { createNoticeService } from './notices/notice-service.js';
 import { createPartnerNotifier } from './notices/partner-notifier.js';
 import { createNoticeTokenCodec } from './notices/token.js';
+import { scaleMicros, toMicros } from './domain/money.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
+import { createWebhookMetrics } from './observability/webhook-metrics.js';
 import { createCounterAggregator } from './reporting/counters.js';
 import { createGroupCommitter } from './storage/group-commit.js';
 import { openStore } from './storage/open-store.js';
-import type { Store } from './storage/ports.js';
+import type { OutboxMessage, Store } from './storage/ports.js';
+import { createWebhookDispatcher } from './webhooks/dispatcher.js';
+import { createSecretBox } from './webhooks/secret-box.js';
 
 /** Settings key of the generated secret key (DESIGN section 9). */
 export const SECRET_KEY_SETTING = 'secret_key';
@@ -97,17 +105,72 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     connectionsPerPartner: config.demand.connectionsPerPartner,
     tmaxMarginMs: config.auction.tmaxMarginMs,
   });
-  const committer = createGroupCommitter<AuctionCommit>({
+  // Webhooks (DESIGN section 6): secrets sealed at rest, events routed to subscribed endpoints,
+  // written to the outbox in the same transaction as the state change, delivered in the background.
+  const box = createSecretBox(secretKey);
+  const emitter = createEventEmitter({ store, ids, clock, log });
+  await emitter.refresh();
+  const webhookMetrics = createWebhookMetrics(metrics.registry, () => store.outbox.depth(), clock);
+  const webhookDispatcher = createWebhookDispatcher({
+    store,
+    box,
+    clock,
+    log,
+    metrics: webhookMetrics,
+    owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    retryScheduleMs: config.webhooks.retryScheduleMs,
+    allowPrivateTargets: config.webhooks.allowPrivateTargets,
+    pollIntervalMs: config.webhooks.pollIntervalMs,
+    leaseMs: config.webhooks.leaseMs,
+    attemptTimeoutMs: config.webhooks.attemptTimeoutMs,
+    perEndpointConcurrency: config.webhooks.perEndpointConcurrency,
+    disableAfterFailingMs: config.webhooks.disableAfterFailingMs,
+    // A SQLite node is the only node: claims it finds at start belong to a dead process.
+    releaseAllClaimsAtStart: store.kind === 'sqlite',
+  });
+
+  /** `auction.complete` rows for an auction's winners (records and results are in the same order). */
+  const auctionEvents = (commit: AuctionCommit): OutboxMessage[] => {
+    const messages: OutboxMessage[] = [];
+    commit.results.forEach((result, i) => {
+      const record = commit.bids[i];
+      const win = result.winner;
+      if (!record || !win) return;
+      const pb = win.partnerBid;
+      messages.push(
+        ...emitter.messagesFor(
+          auctionCompletePayload({
+            auctionId: result.auctionId,
+            requestId: commit.request.id,
+            impId: result.impId,
+            bidId: record.bidId,
+            publisherId: commit.publisher.id,
+            seat: pb.partnerId,
+            bidMicros: toMicros(pb.bid.price),
+            clearingMicros: win.clearingPartnerMicros,
+            currency: pb.currency,
+            nowMs: commit.nowMs,
+          }),
+          commit.publisher.id,
+        ),
+      );
+    });
+    return messages;
+  };
+
+  const committer = createGroupCommitter<{ commit: AuctionCommit; messages: OutboxMessage[] }>({
     maxDelayMs: config.storage.groupCommitMaxDelayMs,
-    write: async (commits) => {
-      const bids = commits.flatMap((c) => c.bids);
-      if (bids.length > 0) await store.bids.insertMany(bids);
+    write: async (items) => {
+      const bids = items.flatMap((c) => c.commit.bids);
+      const messages = items.flatMap((c) => c.messages);
+      await store.writeAuction({ bids, messages });
+      if (messages.length > 0) webhookDispatcher.notify();
     },
   });
   const exchange = createExchange({
     dispatcher,
     partners: () => cache.enabledPartners(),
-    commit: (commit) => committer.submit(commit),
+    commit: (commit) => committer.submit({ commit, messages: auctionEvents(commit) }),
     counters,
     notifier,
     tokens,
@@ -120,10 +183,46 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     defaultAuctionType: config.auction.defaultAuctionType,
     prebidBidderCodes: config.prebid.bidderCodes,
   });
-  const notices = createNoticeService({ store, clock, tokens, counters, notifier, metrics, log, rates: () => rates.get() });
+  const notices = createNoticeService({
+    store,
+    clock,
+    tokens,
+    counters,
+    notifier,
+    metrics,
+    log,
+    rates: () => rates.get(),
+    billingEvents: (notice, payload) =>
+      emitter.messagesFor(
+        billingNoticePayload({
+          auctionId: payload.auctionId,
+          bidId: payload.bidId,
+          publisherId: payload.publisherId,
+          seat: payload.partnerId,
+          // The net price taken by this notice, in the response currency (a supplied price may be lower).
+          priceMicros: payload.netUsdMicros > 0 ? scaleMicros(payload.netMicros, notice.netUsdMicros, payload.netUsdMicros) : payload.netMicros,
+          currency: payload.currency,
+          nowMs: notice.receivedAtMs,
+        }),
+        payload.publisherId,
+      ),
+    onEventsStored: () => webhookDispatcher.notify(),
+  });
   const onChange = () => cache.invalidate();
   const publishers = createPublisherService({ store, clock, ids, keyRotationGraceSeconds: config.security.keyRotationGraceSeconds, onChange });
   const demandPartners = createDemandPartnerService({ store, clock, ids, adapterCodes: registry.codes(), onChange });
+  const webhookEndpoints = createWebhookEndpointService({
+    store,
+    clock,
+    ids,
+    box,
+    allowPrivateTargets: config.webhooks.allowPrivateTargets,
+    enqueue: async (messages) => {
+      await store.outbox.enqueue(messages);
+      webhookDispatcher.notify();
+    },
+    emitter,
+  });
   const shedder = createLoadShedder({ maxInFlight: config.overload.maxInFlight, maxEventLoopDelayMs: config.overload.maxEventLoopDelayMs });
 
   const app = await buildApp({
@@ -139,11 +238,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     publishers,
     demandPartners,
     rates,
+    webhookEndpoints,
     readiness: {
       store: async () => {
         await store.ping();
         return true;
       },
+      dispatcher: async () => webhookDispatcher.running(),
     },
   });
 
@@ -155,6 +256,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     config,
     async start() {
       counters.start();
+      emitter.start();
+      webhookDispatcher.start();
       return app.listen({ port: config.server.port, host: config.server.host });
     },
     async close() {
@@ -164,6 +267,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       shedder.stop();
       await committer.close();
       await counters.stop();
+      emitter.stop();
+      await webhookDispatcher.stop();
       await notifier.drain();
       await notifier.close();
       await dispatcher.close();

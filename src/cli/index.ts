@@ -4,11 +4,13 @@
  *   adx serve            the exchange (env: PORT, HOST, DATABASE_URL, ADX_* ; see README)
  *   adx migrate          apply the store's migrations
  *   adx dsp-sim          a simulated OpenRTB 2.5 DSP
+ *   adx webhook-receiver a receiver that verifies signed deliveries
  *   adx demo             exchange + simulated DSPs + traffic, then a summary
  */
 import { Command } from 'commander';
 import { registerDemoCommand } from './demo.js';
 import { registerDspSimCommand } from './dsp-sim.js';
+import { registerWebhookReceiverCommand } from './webhook-receiver.js';
 import { migrate, serve } from '../main.js';
 
 const program = new Command();
@@ -30,6 +32,7 @@ program
   });
 
 registerDspSimCommand(program);
+registerWebhookReceiverCommand(program);
 registerDemoCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -47,6 +47,17 @@ export const defaults = {
   prebid: {
     bidderCodes: ['adx'],
   },
+  webhooks: {
+    allowPrivateTargets: false,
+    // DESIGN section 6: 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (+-20% jitter)
+    retryScheduleMs: [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 50_400_000, 72_000_000, 86_400_000],
+    pollIntervalMs: 250,
+    leaseMs: 30_000,
+    attemptTimeoutMs: 15_000,
+    perEndpointConcurrency: 4,
+    disableAfterFailingMs: 5 * 24 * 3600 * 1000,
+    rotationOverlapMs: 24 * 3600 * 1000,
+  },
   log: {
     level: 'info',
   },

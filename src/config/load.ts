@@ -21,6 +21,8 @@ export const ENV_KEYS = {
   ADX_TAKE_RATE: 'auction.takeRate',
   ADX_MAX_TMAX_MS: 'auction.maxTmaxMs',
   ADX_TMAX_MARGIN_MS: 'auction.tmaxMarginMs',
+  ADX_WEBHOOK_RETRY_SCHEDULE_MS: 'webhooks.retryScheduleMs',
+  ADX_WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'webhooks.allowPrivateTargets',
   LOG_LEVEL: 'log.level',
 } as const;
 
@@ -98,7 +100,14 @@ export async function loadConfig(env: Record<string, string | undefined>, bundle
   for (const [name, path] of Object.entries(ENV_KEYS)) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
-    if (NUMERIC_KEYS.has(path)) {
+    if (path === 'webhooks.retryScheduleMs') {
+      const delays = raw.split(',').map((part) => Number(part.trim()));
+      if (delays.length === 0 || delays.some((d) => !Number.isInteger(d) || d < 0)) problems.push(`${name}: ${JSON.stringify(raw)} is not a comma-separated list of non-negative integers (ms)`);
+      else setPath(overrides, path, delays);
+    } else if (path === 'webhooks.allowPrivateTargets') {
+      if (raw !== '0' && raw !== '1' && raw !== 'true' && raw !== 'false') problems.push(`${name}: must be 1 or 0`);
+      else setPath(overrides, path, raw === '1' || raw === 'true');
+    } else if (NUMERIC_KEYS.has(path)) {
       const value = Number(raw);
       if (!Number.isFinite(value)) problems.push(`${name}: ${JSON.stringify(raw)} is not a number`);
       else setPath(overrides, path, value);

@@ -75,6 +75,24 @@ export interface Config {
     /** Bidder codes the exchange answers to (DESIGN section 2, browser supply). */
     bidderCodes: string[];
   };
+  webhooks: {
+    /** Allow http and loopback/private targets (`ADX_WEBHOOKS_ALLOW_PRIVATE_TARGETS=1`); demo and tests only. */
+    allowPrivateTargets: boolean;
+    /** Retry schedule: entry k = wait before attempt k, ms (`ADX_WEBHOOK_RETRY_SCHEDULE_MS`, comma-separated). */
+    retryScheduleMs: number[];
+    /** How often the dispatcher looks for due messages when not woken, ms. */
+    pollIntervalMs: number;
+    /** Claim lease, ms (PostgreSQL: another node may take over after it). */
+    leaseMs: number;
+    /** Timeout of one delivery attempt, ms (DESIGN section 6: 15 s). */
+    attemptTimeoutMs: number;
+    /** Deliveries in flight per endpoint, so a slow endpoint never delays the others. */
+    perEndpointConcurrency: number;
+    /** An endpoint failing without a success this long is disabled, ms (5 days). */
+    disableAfterFailingMs: number;
+    /** How long an old secret keeps signing after a rotation, ms (24 h). */
+    rotationOverlapMs: number;
+  };
   log: {
     /** pino level (`LOG_LEVEL`). */
     level: string;

@@ -52,5 +52,16 @@ export function validateConfig(config: Config): string[] {
   if (!Array.isArray(config.prebid.bidderCodes) || config.prebid.bidderCodes.some((c) => typeof c !== 'string' || c === '')) {
     problems.push('prebid.bidderCodes: must be an array of non-empty strings');
   }
+  const w = config.webhooks;
+  if (typeof w.allowPrivateTargets !== 'boolean') problems.push('webhooks.allowPrivateTargets: must be true or false');
+  if (!Array.isArray(w.retryScheduleMs) || w.retryScheduleMs.length === 0 || w.retryScheduleMs.some((d) => !Number.isInteger(d) || d < 0)) {
+    problems.push('webhooks.retryScheduleMs: must be a non-empty list of non-negative integers (ms)');
+  }
+  positiveInt(problems, 'webhooks.pollIntervalMs', w.pollIntervalMs);
+  positiveInt(problems, 'webhooks.leaseMs', w.leaseMs);
+  positiveInt(problems, 'webhooks.attemptTimeoutMs', w.attemptTimeoutMs);
+  positiveInt(problems, 'webhooks.perEndpointConcurrency', w.perEndpointConcurrency);
+  positiveInt(problems, 'webhooks.disableAfterFailingMs', w.disableAfterFailingMs);
+  positiveInt(problems, 'webhooks.rotationOverlapMs', w.rotationOverlapMs);
   return problems;
 }

@@ -26,7 +26,7 @@ import { scaleMicros, toMicros, type Micros } from '../domain/money.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { CounterSink } from '../reporting/counter-sink.js';
-import type { BidRecord, NoticeRecord, Store } from '../storage/ports.js';
+import type { BidRecord, NoticeRecord, OutboxMessage, Store } from '../storage/ports.js';
 import { substituteMacros } from './macros.js';
 import type { PartnerNoticeKind, PartnerNotifier } from './partner-notifier.js';
 import type { NoticeTokenCodec, NoticeTokenPayload } from './types.js';
@@ -65,6 +65,14 @@ export interface NoticeServiceDeps {
    * The webhook layer emits `billing.notice` from it.
    */
   onBillable?: (notice: NoticeRecord, payload: NoticeTokenPayload) => void | Promise<void>;
+  /**
+   * Outbox rows of the events a billable impression causes (`billing.notice`, DESIGN section 6),
+   * built before the ledger write and stored in the SAME transaction, only when this notice is
+   * the first billing one for its bid. `notice` is the record about to be written.
+   */
+  billingEvents?: (notice: NoticeRecord, payload: NoticeTokenPayload) => OutboxMessage[];
+  /** Called after outbox rows were stored (wakes the webhook dispatcher). */
+  onEventsStored?: () => void;
 }
 
 /** The notice service: one method per request. */
@@ -161,7 +169,7 @@ export function createNoticeService(deps: NoticeServiceDeps): NoticeService {
       }
       const payload = verified.payload;
       const prices = resolveNoticePrices(payload, price, deps.rates());
-      const { outcome, stored } = await store.notices.record({
+      const notice: NoticeRecord = {
         bidId: payload.bidId,
         kind: kind === 'win' ? 'win' : 'billing',
         publisherId: payload.publisherId,
@@ -172,7 +180,9 @@ export function createNoticeService(deps: NoticeServiceDeps): NoticeService {
         priceFlagged: prices.flagged,
         source: kind,
         receivedAtMs: nowMs,
-      });
+      };
+      const messages = notice.kind === 'billing' && deps.billingEvents ? deps.billingEvents(notice, payload) : [];
+      const { outcome, stored } = await store.notices.record(notice, messages);
       if (outcome === 'repeat') {
         metrics.notices.inc({ kind, outcome: 'repeat' });
         return { status: 'ok', first: false, flagged: stored.priceFlagged };
@@ -196,6 +206,7 @@ export function createNoticeService(deps: NoticeServiceDeps): NoticeService {
           nowMs,
         );
         await callPartner('burl', payload, prices);
+        if (messages.length > 0) deps.onEventsStored?.();
         if (deps.onBillable) await deps.onBillable(stored, payload);
       }
       return { status: 'ok', first: true, flagged: prices.flagged };
