@@ -1,0 +1,374 @@
+/**
+ * The webhook dispatcher (DESIGN section 6; STYLE 10): claim due outbox rows -> sign -> POST ->
+ * record the attempt -> reschedule, after svix's worker and graphile-worker's claim loop.
+ *
+ * - Claims: `claimDue` with this node's `owner` and a lease; endpoints at their concurrency cap
+ *   and endpoints known to be disabled are excluded from the claim, and messages claimed beyond
+ *   an endpoint's free slots are released at once. A slow endpoint therefore holds at most
+ *   `perEndpointConcurrency` attempts and never delays the others: the loop starts attempts
+ *   without awaiting them and claims again.
+ * - Disabled endpoints: their messages stay `pending` with nothing recorded and are not claimed;
+ *   they go out when the endpoint is enabled again. Deleted endpoints: the message is recorded
+ *   as a failed attempt (the store deletes an endpoint's messages with it, so this is a race).
+ * - Each attempt is recorded (`recordAttempt`), whatever its outcome (`outcome.ts`).
+ * - Endpoint health: 2xx clears `failingSinceMs` and sets `lastSuccessAtMs` (written at most every
+ *   `LAST_SUCCESS_WRITE_INTERVAL_MS` while healthy, to keep a write per delivery off the store);
+ *   a failure starts `failingSinceMs`; failing for longer than `disableAfterFailingMs` without a
+ *   success disables the endpoint (`failing`); a 410 disables it at once (`gone`).
+ * - Time for schedules and records comes from the injected clock; the poll loop runs on real
+ *   (unref'd) timers. Nothing is thrown out of the loop: a store error is logged and polling
+ *   backs off until the store answers again.
+ */
+import type { Clock } from '../domain/clock.js';
+import type { Logger } from '../observability/logger.js';
+import type { WebhookMetrics } from '../observability/webhook-metrics.js';
+import type { OutboxMessage, Store, WebhookEndpointRecord } from '../storage/ports.js';
+import { createWebhookAgent, deliverOnce, type AttemptResult } from './deliver.js';
+import { createEndpointCache, type OpenedEndpoint } from './endpoint-cache.js';
+import { decideAttemptOutcome } from './outcome.js';
+import type { SecretBox } from './secret-box.js';
+import { signatureHeader } from './signer.js';
+import { checkWebhookUrl, createGuardedLookup, type ResolveAll } from './ssrf.js';
+
+/** Runs deliveries in the background. */
+export interface WebhookDispatcher {
+  /** Starts the poll loop. @throws Error when called after `stop()`. Calling it twice does nothing. */
+  start(): void;
+  /** Wake now (events were just enqueued). Cheap; coalesces; ignored while the store is failing. */
+  notify(): void;
+  /**
+   * Stop claiming; wait for in-flight attempts up to `graceMs` (default 10 000), then abort the
+   * rest and release the claims still held (`releaseMessages`), so another start or node can take
+   * them at once. Attempts aborted this way are not recorded. Never rejects.
+   */
+  stop(graceMs?: number): Promise<void>;
+  /** True between `start()` and `stop()`. */
+  running(): boolean;
+}
+
+/** Dependencies and settings of `createWebhookDispatcher`. Durations in ms. */
+export interface WebhookDispatcherDeps {
+  store: Pick<Store, 'outbox' | 'webhookEndpoints'>;
+  /** Opens the sealed API keys and secrets of endpoints. */
+  box: SecretBox;
+  clock: Clock;
+  log: Logger;
+  metrics: WebhookMetrics;
+  /** This node's claim owner id (unique per process). */
+  owner: string;
+  /** Retry schedule (`retry-schedule.ts`); the attempt count is its length. */
+  retryScheduleMs: readonly number[];
+  /** Allow http and private/loopback targets (demo, tests); otherwise the SSRF guard applies at connect time. */
+  allowPrivateTargets: boolean;
+  /** Poll interval when idle (default 250). */
+  pollIntervalMs?: number;
+  /** Most messages per claim (default 50). */
+  batchSize?: number;
+  /** Claim lease (default 30 000; PostgreSQL takes over expired leases). */
+  leaseMs?: number;
+  /** Bound on one attempt, connect to answer excerpt (default 15 000). */
+  attemptTimeoutMs?: number;
+  /** Most attempts in flight per endpoint (default 4). */
+  perEndpointConcurrency?: number;
+  /** Disable an endpoint failing without a success for longer than this (default 5 days). */
+  disableAfterFailingMs?: number;
+  /** Uniform [0, 1) for retry jitter (default Math.random). */
+  random?: () => number;
+  /** Release every claim in the store before the first claim (SQLite: the only node; DESIGN section 6). Default false. */
+  releaseAllClaimsAtStart?: boolean;
+  /** How long the endpoint cache trusts what it loaded (default 1000). */
+  endpointCacheTtlMs?: number;
+  /** Resolver behind the connect-time SSRF guard (default the system's `dns.lookup`; tests stub names). */
+  resolveAll?: ResolveAll;
+}
+
+/** `lastSuccessAtMs` of a healthy endpoint is rewritten at most this often, ms. */
+export const LAST_SUCCESS_WRITE_INTERVAL_MS = 5_000;
+/** Longest wait between polls while the store keeps failing, ms. */
+const MAX_BACKOFF_MS = 10_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The receiver URL for an event kind: the endpoint URL's path joined with exactly one `/` to
+ * `webhooks/<kind with '.' replaced by '-'>`; query string kept. DESIGN section 6, e.g.
+ * `https://partner.example/hooks` + `auction.complete` -> `https://partner.example/hooks/webhooks/auction-complete`.
+ * @throws TypeError when `endpointUrl` is not an absolute URL.
+ */
+export function deliveryUrl(endpointUrl: string, eventKind: string): string {
+  const url = new URL(endpointUrl);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/webhooks/${eventKind.replaceAll('.', '-')}`;
+  return url.toString();
+}
+
+/** Builds a dispatcher; nothing runs until `start()`. See the module comment for its rules. */
+export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
+  const { store, clock, log, metrics, owner } = deps;
+  const pollIntervalMs = deps.pollIntervalMs ?? 250;
+  const batchSize = deps.batchSize ?? 50;
+  const leaseMs = deps.leaseMs ?? 30_000;
+  const attemptTimeoutMs = deps.attemptTimeoutMs ?? 15_000;
+  const cap = deps.perEndpointConcurrency ?? 4;
+  const disableAfterFailingMs = deps.disableAfterFailingMs ?? 5 * DAY_MS;
+  const random = deps.random ?? Math.random;
+  const schedule = [...deps.retryScheduleMs];
+
+  const cache = createEndpointCache({ endpoints: store.webhookEndpoints, box: deps.box, clock, ttlMs: deps.endpointCacheTtlMs ?? 1000 });
+  const agent = createWebhookAgent({
+    lookup: deps.allowPrivateTargets ? undefined : createGuardedLookup(deps.resolveAll === undefined ? {} : { resolveAll: deps.resolveAll }),
+    connectTimeoutMs: attemptTimeoutMs,
+    connectionsPerOrigin: cap,
+  });
+  const shutdown = new AbortController();
+  /** Attempts in flight per endpoint id. */
+  const inFlight = new Map<string, number>();
+  /** Message ids claimed by this node and neither recorded nor released yet. */
+  const held = new Set<string>();
+  const tasks = new Set<Promise<void>>();
+
+  let state: 'idle' | 'running' | 'stopped' = 'idle';
+  let timer: NodeJS.Timeout | undefined;
+  let timerImmediate = false;
+  let currentTick: Promise<void> | null = null;
+  let wakeDuringTick = false;
+  let storeFailures = 0;
+  let claimsReleased = deps.releaseAllClaimsAtStart !== true;
+
+  function scheduleTick(delayMs: number): void {
+    if (state !== 'running') return;
+    if (timer !== undefined) {
+      if (timerImmediate && delayMs === 0) return;
+      clearTimeout(timer);
+    }
+    timerImmediate = delayMs === 0;
+    timer = setTimeout(() => {
+      timer = undefined;
+      currentTick = tick().finally(() => {
+        currentTick = null;
+      });
+    }, delayMs);
+    timer.unref();
+  }
+
+  async function tick(): Promise<void> {
+    wakeDuringTick = false;
+    let nextDelayMs = pollIntervalMs;
+    try {
+      const more = await claimAndStart();
+      storeFailures = 0;
+      if (more) nextDelayMs = 0;
+    } catch (error) {
+      storeFailures += 1;
+      nextDelayMs = Math.min(MAX_BACKOFF_MS, pollIntervalMs * 2 ** Math.min(storeFailures, 10));
+      log.error({ err: error, failures: storeFailures, retryInMs: nextDelayMs }, 'webhook dispatcher: claiming failed');
+    }
+    scheduleTick(wakeDuringTick && storeFailures === 0 ? 0 : nextDelayMs);
+  }
+
+  /** One claim round; answers true when more due messages may be waiting. */
+  async function claimAndStart(): Promise<boolean> {
+    if (!claimsReleased) {
+      const released = await store.outbox.releaseClaims();
+      claimsReleased = true;
+      if (released > 0) log.info({ released }, 'webhook dispatcher: released claims left from a previous run');
+    }
+    const excluded = new Set(await cache.disabledIds());
+    for (const [endpointId, count] of inFlight) if (count >= cap) excluded.add(endpointId);
+    const claimed = await store.outbox.claimDue({ owner, nowMs: clock.now(), limit: batchSize, leaseMs, excludeEndpointIds: [...excluded] });
+    if (claimed.length === 0) return false;
+    const extra: string[] = [];
+    for (const message of claimed) {
+      const count = inFlight.get(message.endpointId) ?? 0;
+      if (state !== 'running' || count >= cap) {
+        extra.push(message.id);
+        continue;
+      }
+      inFlight.set(message.endpointId, count + 1);
+      held.add(message.id);
+      const task: Promise<void> = runAttempt(message)
+        .catch((error: unknown) => log.error({ err: error, messageId: message.id }, 'webhook dispatcher: attempt could not be recorded'))
+        .finally(() => {
+          const left = (inFlight.get(message.endpointId) ?? 1) - 1;
+          if (left <= 0) inFlight.delete(message.endpointId);
+          else inFlight.set(message.endpointId, left);
+          // Stopping: stop() releases what is still held. Running: an unrecorded claim lapses with its lease.
+          if (state === 'running') held.delete(message.id);
+          tasks.delete(task);
+          if (state === 'running') wake();
+        });
+      tasks.add(task);
+    }
+    if (extra.length > 0) await store.outbox.releaseMessages(owner, extra);
+    return claimed.length >= batchSize || extra.length > 0;
+  }
+
+  function wake(): void {
+    if (state !== 'running' || storeFailures > 0) return;
+    if (currentTick !== null) wakeDuringTick = true;
+    else scheduleTick(0);
+  }
+
+  async function runAttempt(message: OutboxMessage): Promise<void> {
+    const endpoint = await cache.get(message.endpointId);
+    const startedAtMs = clock.now();
+    const attemptNo = message.attempts + 1;
+    if (endpoint === undefined) {
+      const error = 'endpoint deleted';
+      await store.outbox.recordAttempt(
+        { messageId: message.id, attempt: attemptNo, startedAtMs, durationMs: 0, statusCode: null, error, responseExcerpt: null, nextAttemptAtMs: null },
+        { status: 'failed', attempts: attemptNo, nextAttemptAtMs: message.nextAttemptAtMs, deliveredAtMs: null, lastError: error },
+      );
+      held.delete(message.id);
+      metrics.deliveries.inc({ outcome: 'failed' });
+      return;
+    }
+    if (!endpoint.record.enabled) {
+      await store.outbox.releaseMessages(owner, [message.id]);
+      held.delete(message.id);
+      return;
+    }
+
+    const startedMono = clock.monotonicMs();
+    const result = await send(message, endpoint, startedAtMs);
+    const durationMs = Math.max(0, Math.round(clock.monotonicMs() - startedMono));
+    if (result.statusCode === null && shutdown.signal.aborted) return; // stop(): the claim is released, nothing recorded
+    const endedAtMs = clock.now();
+    const decision = decideAttemptOutcome({
+      result,
+      attemptNo,
+      endedAtMs,
+      previousNextAttemptAtMs: message.nextAttemptAtMs,
+      scheduleMs: schedule,
+      random,
+    });
+    await store.outbox.recordAttempt(
+      {
+        messageId: message.id,
+        attempt: attemptNo,
+        startedAtMs,
+        durationMs,
+        statusCode: result.statusCode,
+        error: decision.error,
+        responseExcerpt: result.excerpt,
+        nextAttemptAtMs: decision.nextAttemptAtMs,
+      },
+      decision.update,
+    );
+    held.delete(message.id);
+    metrics.deliveries.inc({ outcome: decision.outcome });
+    metrics.attemptSeconds.observe(durationMs / 1000);
+    if (log.isLevelEnabled('debug')) {
+      log.debug({ messageId: message.id, endpointId: message.endpointId, attempt: attemptNo, status: result.statusCode, outcome: decision.outcome }, 'webhook attempt');
+    }
+    try {
+      await updateEndpointHealth(endpoint.record, decision.outcome, endedAtMs);
+    } catch (error) {
+      log.error({ err: error, endpointId: endpoint.record.id }, 'webhook dispatcher: endpoint health could not be saved');
+    }
+  }
+
+  /** Signs and POSTs one attempt; a URL the SSRF rules refuse is a failed attempt without a connection. */
+  async function send(message: OutboxMessage, endpoint: OpenedEndpoint, startedAtMs: number): Promise<AttemptResult> {
+    let url: string;
+    try {
+      url = deliveryUrl(endpoint.record.url, message.eventKind);
+    } catch {
+      return { statusCode: null, retryAfter: undefined, excerpt: null, error: 'refused: the endpoint URL is not an absolute URL' };
+    }
+    const target = checkWebhookUrl(url, { allowPrivateTargets: deps.allowPrivateTargets });
+    if (!target.ok) return { statusCode: null, retryAfter: undefined, excerpt: null, error: `refused: ${target.reason}` };
+    const { record } = endpoint;
+    const secrets = [endpoint.secret];
+    if (endpoint.previousSecret !== null && record.previousSecretExpiresAtMs !== null && record.previousSecretExpiresAtMs > startedAtMs) {
+      secrets.push(endpoint.previousSecret);
+    }
+    const timestampSeconds = Math.floor(startedAtMs / 1000);
+    return deliverOnce({
+      agent,
+      url,
+      body: message.body,
+      timeoutMs: attemptTimeoutMs,
+      signal: shutdown.signal,
+      headers: {
+        authorization: `Bearer ${endpoint.apiKey}`,
+        'content-type': 'application/json',
+        'user-agent': 'adx-webhooks/1',
+        'webhook-id': message.id,
+        'webhook-timestamp': String(timestampSeconds),
+        'webhook-signature': signatureHeader(message.id, timestampSeconds, message.body, secrets),
+      },
+    });
+  }
+
+  async function saveEndpoint(id: string, patch: Partial<Omit<WebhookEndpointRecord, 'id' | 'createdAtMs'>>): Promise<void> {
+    const updated = await store.webhookEndpoints.update(id, patch);
+    if (updated !== undefined) cache.put(updated);
+  }
+
+  async function updateEndpointHealth(record: WebhookEndpointRecord, outcome: string, nowMs: number): Promise<void> {
+    if (outcome === 'delivered') {
+      const stale = record.lastSuccessAtMs === null || nowMs - record.lastSuccessAtMs >= LAST_SUCCESS_WRITE_INTERVAL_MS;
+      if (record.failingSinceMs !== null || stale) await saveEndpoint(record.id, { lastSuccessAtMs: nowMs, failingSinceMs: null });
+      return;
+    }
+    if (outcome === 'gone') {
+      if (record.enabled) {
+        log.warn({ endpointId: record.id }, 'webhook endpoint answered 410 Gone: disabled');
+        await saveEndpoint(record.id, { enabled: false, disabledReason: 'gone', updatedAtMs: nowMs });
+      }
+      return;
+    }
+    if (record.failingSinceMs === null) {
+      await saveEndpoint(record.id, { failingSinceMs: nowMs });
+    } else if (record.enabled && nowMs - record.failingSinceMs > disableAfterFailingMs) {
+      log.warn({ endpointId: record.id, failingSinceMs: record.failingSinceMs }, 'webhook endpoint failing without a success for too long: disabled');
+      await saveEndpoint(record.id, { enabled: false, disabledReason: 'failing', updatedAtMs: nowMs });
+    }
+  }
+
+  return {
+    start() {
+      if (state === 'stopped') throw new Error('webhook dispatcher was stopped; create a new one');
+      if (state === 'running') return;
+      state = 'running';
+      scheduleTick(0);
+    },
+    notify: wake,
+    async stop(graceMs = 10_000) {
+      if (state === 'stopped') return;
+      const wasRunning = state === 'running';
+      state = 'stopped';
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      if (wasRunning) {
+        if (currentTick !== null) await currentTick;
+        if (tasks.size > 0) await settleWithin([...tasks], graceMs);
+        if (tasks.size > 0) {
+          shutdown.abort();
+          await settleWithin([...tasks], 1_000);
+        }
+        if (held.size > 0) {
+          try {
+            await store.outbox.releaseMessages(owner, [...held]);
+            held.clear();
+          } catch (error) {
+            log.error({ err: error, messages: held.size }, 'webhook dispatcher: claims could not be released at stop (they lapse with their lease)');
+          }
+        }
+      }
+      await agent.destroy().catch(() => undefined);
+    },
+    running: () => state === 'running',
+  };
+}
+
+/** Waits for the promises to settle, at most `ms` (real time). */
+async function settleWithin(promises: Array<Promise<unknown>>, ms: number): Promise<void> {
+  let handle: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled(promises),
+    new Promise<void>((resolve) => {
+      handle = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(handle);
+}
