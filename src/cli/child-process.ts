@@ -21,13 +21,14 @@ export const CLI_PATH = fileURLToPath(new URL('./index.js', import.meta.url));
 /**
  * Spawns `node CLI_PATH ...args` and resolves with the first `http://127.0.0.1:<port>` URL
  * printed on a line matching `readyPattern`. Rejects when the child exits first or after `timeoutMs`.
+ * `cliPath` overrides the entry (tests run the built `dist/cli/index.js`).
  */
 export function startCliChild(
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; readyPattern?: RegExp; timeoutMs?: number; nodeArgs?: string[] } = {},
+  options: { env?: NodeJS.ProcessEnv; readyPattern?: RegExp; timeoutMs?: number; nodeArgs?: string[]; cliPath?: string } = {},
 ): Promise<StartedChild> {
   const readyPattern = options.readyPattern ?? /listening/i;
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI_PATH, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.cliPath ?? CLI_PATH, ...args], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
