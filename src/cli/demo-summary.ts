@@ -18,6 +18,8 @@ export interface DemoTotals {
   partners: Array<{ name: string; bids: number; timeouts: number; errors: number; winNoticesReceived: number; billingNoticesReceived: number }>;
   webhooksDelivered: number;
   webhooksVerified: number;
+  /** The report.daily the exchange would send for today (GET /v1/reports/daily), or null. */
+  report: Record<string, unknown> | null;
 }
 
 function row(cells: Array<string | number>, widths: number[]): string {
@@ -44,5 +46,10 @@ export function printSummary(t: DemoTotals, out: NodeJS.WritableStream): void {
     ...t.partners.map((p) => row([p.name, p.bids, p.timeouts, p.errors, p.winNoticesReceived, p.billingNoticesReceived], [12, 8, 9, 7, 10, 10])),
     '',
   ];
+  if (t.report) {
+    lines.push('report.daily for today (what the exchange would send)');
+    for (const [key, value] of Object.entries(t.report)) lines.push(row([`  ${key}`, String(value)], [32]));
+    lines.push('');
+  }
   out.write(`${lines.join('\n')}\n`);
 }

@@ -27,6 +27,8 @@ export interface DemoOptions {
   /** Share of won bids that become billable (burl or pixel), in [0, 1]. */
   billShare: number;
   seed: number;
+  /** Extra node flags for the exchange process (e.g. `--cpu-prof`), from `--exchange-node-args`. */
+  exchangeNodeArgs?: string[];
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -64,11 +66,24 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
     );
     const port = await freePort();
     const exchange = await startCliChild(['serve'], {
-      env: { ADX_CONFIG: configPath, DATABASE_URL: join(dir, 'adx.db'), PORT: String(port), HOST: '127.0.0.1', ADX_ADMIN_KEY: adminKey, LOG_LEVEL: 'info' },
+      env: { ADX_CONFIG: configPath, DATABASE_URL: join(dir, 'adx.db'), PORT: String(port), HOST: '127.0.0.1', ADX_ADMIN_KEY: adminKey, ADX_WEBHOOKS_ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'info' },
       readyPattern: /adx listening/,
+      nodeArgs: options.exchangeNodeArgs,
     });
     children.push(exchange);
     const base = exchange.url;
+
+    // A webhook endpoint for auction.complete and billing.notice, served by our receiver CLI,
+    // which verifies every delivery with the standardwebhooks package.
+    const receiverPort = await freePort();
+    const endpoint = await httpRequest(`${base}/v1/webhook-endpoints`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `http://127.0.0.1:${receiverPort}/demo`, events: ['auction.complete', 'billing.notice'], description: 'demo receiver' }),
+    });
+    const { secret } = (await endpoint.body.json()) as { secret: string };
+    const receiver = await startCliChild(['webhook-receiver', '--secret', secret, '--port', String(receiverPort)], { readyPattern: /listening/ });
+    children.push(receiver);
     const pool = new Pool(base, { connections: options.concurrency + 2 });
     const totals: DemoTotals = {
       requests: 0,
@@ -84,6 +99,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
       partners: [],
       webhooksDelivered: 0,
       webhooksVerified: 0,
+      report: null,
       p50Ms: 0,
       p99Ms: 0,
     };
@@ -156,6 +172,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
     totals.p50Ms = percentile(sorted, 50);
     totals.p99Ms = percentile(sorted, 99);
     totals.partners = await partnerStats(base, adminKey, simChildren, sims.map((s) => s.name));
+    await waitForWebhooks(receiver.url, totals);
+    totals.report = await todaysReport(base, adminKey);
     await pool.close();
     return totals;
   } finally {
@@ -198,6 +216,39 @@ async function partnerStats(base: string, adminKey: string, sims: StartedChild[]
   );
 }
 
+/** Waits (bounded) until the receiver's counts stop moving, then copies them into `totals`. */
+async function waitForWebhooks(receiverUrl: string, totals: DemoTotals): Promise<void> {
+  let last = -1;
+  for (let i = 0; i < 50; i++) {
+    try {
+      const stats = (await (await httpRequest(`${receiverUrl}/stats`)).body.json()) as { received: number; verified: number; duplicates?: number };
+      totals.webhooksDelivered = stats.received - (stats.duplicates ?? 0);
+      totals.webhooksVerified = stats.verified;
+      if (stats.received === last) return;
+      last = stats.received;
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+}
+
+/** Today's report.daily figures from the report API, or null when the API is not there. */
+async function todaysReport(base: string, adminKey: string): Promise<Record<string, unknown> | null> {
+  const date = new Date().toISOString().slice(0, 10);
+  try {
+    const res = await httpRequest(`${base}/v1/reports/daily?date=${date}`, { headers: { authorization: `Bearer ${adminKey}` } });
+    if (res.statusCode !== 200) {
+      await res.body.dump();
+      return null;
+    }
+    const body = (await res.body.json()) as { reports: Array<Record<string, unknown>> };
+    return body.reports[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** Adds `demo` to the CLI. */
 export function registerDemoCommand(program: Command): void {
   program
@@ -206,13 +257,15 @@ export function registerDemoCommand(program: Command): void {
     .option('--duration <seconds>', 'seconds of generated traffic', '10')
     .option('--concurrency <n>', 'concurrent bid requests', '8')
     .option('--seed <n>', 'random seed', '42')
-    .action(async (flags: { duration: string; concurrency: string; seed: string }) => {
+    .option('--exchange-node-args <args>', 'extra node flags for the exchange process, space-separated (e.g. "--cpu-prof")')
+    .action(async (flags: { duration: string; concurrency: string; seed: string; exchangeNodeArgs?: string }) => {
       const totals = await runDemo({
         durationSeconds: Number(flags.duration),
         concurrency: Number(flags.concurrency),
         winShare: 0.7,
         billShare: 0.85,
         seed: Number(flags.seed),
+        exchangeNodeArgs: flags.exchangeNodeArgs ? flags.exchangeNodeArgs.split(' ').filter(Boolean) : undefined,
       });
       printSummary(totals, process.stdout);
       process.exit(totals.winNotices > 0 && totals.errors === 0 ? 0 : 1);

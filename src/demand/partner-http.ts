@@ -15,7 +15,8 @@ export type PartnerHttpResult = { ok: true; response: PartnerHttpResponse } | { 
 export interface PartnerHttpClient {
   /**
    * POSTs `request` (body serialized once with JSON.stringify; gzipped with
-   * `content-encoding: gzip` when `gzip`; `accept-encoding: gzip` always) and reads the answer.
+   * `content-encoding: gzip` and asking `accept-encoding: gzip` when `gzip`: a partner's `gzip` setting
+   * covers both directions, since compressing sub-kilobyte bid JSON costs more CPU than it saves) and reads the answer.
    * Resolves within `budgetMs` (ms, integer >= 1) plus event-loop latency: past the budget the
    * call is aborted and answered `timeout` without waiting for the partner. Never rejects.
    * Failures: `timeout`; `too_large` (more than `maxResponseBytes`, raw or inflated, detected
@@ -95,7 +96,7 @@ export function createPartnerHttpClient(deps: { connectionsPerPartner: number; m
   async function exchange(request: PartnerHttpRequest, budgetMs: number, useGzip: boolean, signal: AbortSignal): Promise<PartnerHttpResult> {
     const target = targetOf(request.uri);
     if (!target) return { ok: false, error: { kind: 'bad_input', message: `endpoint ${JSON.stringify(request.uri)} is not an http(s) URL` } };
-    const headers: Record<string, string> = { ...request.headers, 'accept-encoding': 'gzip' };
+    const headers: Record<string, string> = useGzip ? { ...request.headers, 'accept-encoding': 'gzip' } : { ...request.headers };
     let payload: string | Buffer = JSON.stringify(request.body);
     try {
       if (useGzip) {

@@ -102,7 +102,8 @@ describe('demand dispatcher', () => {
     expect(sent.path).toBe('/openrtb2');
     expect(sent.headers['x-openrtb-version']).toBe('2.5');
     expect(sent.headers['content-type']).toBe('application/json');
-    expect(sent.headers['accept-encoding']).toContain('gzip');
+    // gzip (both directions) only for partners whose `gzip` is set: small JSON is cheaper plain.
+    expect(sent.headers['accept-encoding'] ?? '').not.toContain('gzip');
     expect(sent.headers['content-encoding']).toBeUndefined();
     expect(sent.body.id).toBe('req_1');
     expect(sent.body.tmax).toBe(300 - MARGIN_MS);
@@ -238,6 +239,7 @@ describe('demand dispatcher', () => {
     const { bids } = await dispatcher.dispatch(bidRequest(), [partner('dsp_gz', dsp.url, { gzip: true })], { publisherId: 'pub_1', deadlineMonoMs: deadline(clock, 1000) });
     const sent = dsp.requests[0]!;
     expect(sent.headers['content-encoding']).toBe('gzip');
+    expect(sent.headers['accept-encoding']).toContain('gzip');
     expect([...sent.rawBody.subarray(0, 2)]).toEqual([0x1f, 0x8b]);
     expect(sent.body.imp[0].id).toBe('1');
     expect(bids).toHaveLength(1);

@@ -33,7 +33,9 @@ export function createLoadShedder(options: { maxInFlight: number; maxEventLoopDe
   return {
     shouldShed() {
       if (inFlight >= options.maxInFlight) return 'in_flight';
-      if (delayMs > options.maxEventLoopDelayMs) return 'event_loop_delay';
+      // Lag with nothing in flight is not request load (start-up, a GC pause, a sync admin write):
+      // shedding would not relieve it, so only lag under concurrent load sheds.
+      if (delayMs > options.maxEventLoopDelayMs && inFlight > 0) return 'event_loop_delay';
       return undefined;
     },
     begin() {
