@@ -217,6 +217,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ids,
     box,
     allowPrivateTargets: config.webhooks.allowPrivateTargets,
+    rotationOverlapMs: config.webhooks.rotationOverlapMs,
     enqueue: async (messages) => {
       await store.outbox.enqueue(messages);
       webhookDispatcher.notify();

@@ -73,6 +73,8 @@ export interface WebhookEndpointServiceDeps {
   enqueue: (messages: OutboxMessage[]) => Promise<void>;
   /** Builds the test message; reloaded after every change so this node routes by it at once. */
   emitter: Pick<EventEmitter, 'refresh' | 'invalidate' | 'messagesFor'>;
+  /** How long the previous secret keeps signing after a rotation, ms (default 24 h, DESIGN section 6). */
+  rotationOverlapMs?: number;
 }
 
 /** Webhook endpoint administration. Every method rejects with `AdxError`; storage errors pass through. */
@@ -297,7 +299,7 @@ export function createWebhookEndpointService(deps: WebhookEndpointServiceDeps): 
       const current = await get(id);
       const secret = generateWebhookSecret();
       const nowMs = clock.now();
-      const previousExpiresAtMs = nowMs + PREVIOUS_SECRET_TTL_MS;
+      const previousExpiresAtMs = nowMs + (deps.rotationOverlapMs ?? PREVIOUS_SECRET_TTL_MS);
       const updated = await store.webhookEndpoints.update(id, {
         secretCiphertext: box.seal(secret),
         previousSecretCiphertext: current.secretCiphertext,
