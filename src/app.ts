@@ -14,6 +14,7 @@ import { createAdminAuthHook } from './http/admin/auth.js';
 import { bidRoutes } from './http/bid/route.js';
 import type { ConfigCache } from './http/bid/config-cache.js';
 import type { LoadShedder } from './http/bid/overload.js';
+import { createRateLimiter } from './http/bid/rate-limiter.js';
 import { currencyRoutes } from './http/currency/route.js';
 import { webhookEndpointRoutes } from './http/admin/webhook-endpoints.js';
 import type { WebhookEndpointService } from './admin/webhook-endpoints.js';
@@ -79,6 +80,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimitBytes: config.server.bodyLimitBytes,
     defaultTmaxMs: config.auction.defaultTmaxMs,
     maxTmaxMs: config.auction.maxTmaxMs,
+    browserPublisherLimiter: createRateLimiter({ perSecond: config.browser.publisherRequestsPerSecond, clock: deps.clock }),
+    browserIpLimiter: createRateLimiter({ perSecond: config.browser.ipRequestsPerSecond, clock: deps.clock }),
   });
   await app.register(noticeRoutes, { notices: deps.notices, metrics: deps.metrics });
   await app.register(adminRoutes, { publishers: deps.publishers, demandPartners: deps.demandPartners, adminKey: config.security.adminKey });

@@ -47,6 +47,10 @@ export const defaults = {
   prebid: {
     bidderCodes: ['adx'],
   },
+  browser: {
+    publisherRequestsPerSecond: 50, // DESIGN section 2
+    ipRequestsPerSecond: 20,
+  },
   webhooks: {
     allowPrivateTargets: false,
     // DESIGN section 6: 0, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (+-20% jitter)

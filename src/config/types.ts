@@ -75,6 +75,12 @@ export interface Config {
     /** Bidder codes the exchange answers to (DESIGN section 2, browser supply). */
     bidderCodes: string[];
   };
+  browser: {
+    /** Browser bid requests per second per publisher (0 = no limit). */
+    publisherRequestsPerSecond: number;
+    /** Browser bid requests per second per client IP, the socket address (0 = no limit). */
+    ipRequestsPerSecond: number;
+  };
   webhooks: {
     /** Allow http and loopback/private targets (`ADX_WEBHOOKS_ALLOW_PRIVATE_TARGETS=1`); demo and tests only. */
     allowPrivateTargets: boolean;

@@ -52,6 +52,8 @@ export function validateConfig(config: Config): string[] {
   if (!Array.isArray(config.prebid.bidderCodes) || config.prebid.bidderCodes.some((c) => typeof c !== 'string' || c === '')) {
     problems.push('prebid.bidderCodes: must be an array of non-empty strings');
   }
+  positiveInt(problems, 'browser.publisherRequestsPerSecond', config.browser.publisherRequestsPerSecond, true);
+  positiveInt(problems, 'browser.ipRequestsPerSecond', config.browser.ipRequestsPerSecond, true);
   const w = config.webhooks;
   if (typeof w.allowPrivateTargets !== 'boolean') problems.push('webhooks.allowPrivateTargets: must be true or false');
   if (!Array.isArray(w.retryScheduleMs) || w.retryScheduleMs.length === 0 || w.retryScheduleMs.some((d) => !Number.isInteger(d) || d < 0)) {

@@ -11,6 +11,8 @@ import type { DemandPartnerRecord, PublisherRecord, Store } from '../../storage/
 export interface ConfigCache {
   /** The publisher owning a valid key with this SHA-256 hex hash, or undefined. Rejects when the store is unreachable. */
   publisherByKeyHash(keyHash: string): Promise<PublisherRecord | undefined>;
+  /** The publisher with this id (browser supply names it in `site.publisher.id`), or undefined. */
+  publisherById(id: string): Promise<PublisherRecord | undefined>;
   /** Enabled demand partners. Rejects when the store is unreachable and nothing is cached. */
   enabledPartners(): Promise<DemandPartnerRecord[]>;
   /** Forgets everything (after an admin change on this node). */
@@ -21,6 +23,7 @@ export interface ConfigCache {
 export function createConfigCache(deps: { store: Pick<Store, 'publishers' | 'demandPartners'>; clock: Clock; ttlMs?: number }): ConfigCache {
   const ttlMs = deps.ttlMs ?? 1000;
   const keys = new Map<string, { publisher: PublisherRecord | undefined; expiresAt: number }>();
+  const byId = new Map<string, { publisher: PublisherRecord | undefined; expiresAt: number }>();
   let partners: { list: DemandPartnerRecord[]; expiresAt: number } | undefined;
   let partnersLoading: Promise<DemandPartnerRecord[]> | undefined;
   let generation = 0;
@@ -35,6 +38,18 @@ export function createConfigCache(deps: { store: Pick<Store, 'publishers' | 'dem
       if (gen === generation) {
         if (keys.size > 10_000) keys.clear(); // bounded: unknown keys cannot grow it without limit
         keys.set(keyHash, { publisher, expiresAt: now + ttlMs });
+      }
+      return publisher;
+    },
+    async publisherById(id) {
+      const now = deps.clock.monotonicMs();
+      const hit = byId.get(id);
+      if (hit && hit.expiresAt > now) return hit.publisher;
+      const gen = generation;
+      const publisher = await deps.store.publishers.get(id);
+      if (gen === generation) {
+        if (byId.size > 10_000) byId.clear();
+        byId.set(id, { publisher, expiresAt: now + ttlMs });
       }
       return publisher;
     },
@@ -59,6 +74,7 @@ export function createConfigCache(deps: { store: Pick<Store, 'publishers' | 'dem
     invalidate() {
       generation++;
       keys.clear();
+      byId.clear();
       partners = undefined;
       partnersLoading = undefined;
     },

@@ -15,7 +15,10 @@ import { NoBidReason, type BidRequest } from '../../domain/openrtb.js';
 import type { Metrics } from '../../observability/metrics.js';
 import type { PublisherRecord } from '../../storage/ports.js';
 import { validateBidRequest } from '../../validation/bid-request.js';
+import { installCors } from '../cors.js';
 import { sendProblem } from '../problem.js';
+import { authorizeBrowser, claimedPublisherId } from './browser-auth.js';
+import type { RateLimiter } from './rate-limiter.js';
 import type { ConfigCache } from './config-cache.js';
 import type { LoadShedder } from './overload.js';
 import { bodyEncoding, isAcceptedContentType, parseJsonBody, readBody } from './read-body.js';
@@ -35,6 +38,9 @@ export interface BidRouteOptions {
   bodyLimitBytes: number;
   defaultTmaxMs: number;
   maxTmaxMs: number;
+  /** Browser supply rate limits (DESIGN section 2): per publisher and per client IP. */
+  browserPublisherLimiter: RateLimiter;
+  browserIpLimiter: RateLimiter;
 }
 
 declare module 'fastify' {
@@ -43,6 +49,8 @@ declare module 'fastify' {
     adxArrivalMs?: number;
     adxPublisher?: PublisherRecord;
     adxShed?: boolean;
+    /** No Authorization header: a browser (Prebid.js) request, authorized by its body and Origin. */
+    adxBrowser?: boolean;
   }
 }
 
@@ -55,6 +63,9 @@ function bearerToken(header: string | undefined): string | undefined {
 /** Registers the bid endpoint. Call inside an encapsulated plugin: it replaces the content-type parsers. */
 export async function bidRoutes(app: FastifyInstance, options: BidRouteOptions): Promise<void> {
   const { exchange, cache, shedder, metrics, clock } = options;
+
+  // CORS first, so every answer below (errors included) carries it; OPTIONS preflights.
+  installCors(app, [BID_PATH], 'POST, OPTIONS');
 
   // Every content type reaches our parser, which decides (415 for anything but JSON/text).
   app.removeAllContentTypeParsers();
@@ -108,12 +119,20 @@ export async function bidRoutes(app: FastifyInstance, options: BidRouteOptions):
   });
 
   app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'OPTIONS') return;
     request.adxArrivalMs = clock.monotonicMs();
     const shed = shedder.shouldShed();
     if (shed) {
       request.adxShed = true;
       metrics.shed.inc({ reason: shed });
       return reply.code(204).header('x-openrtb-version', '2.5').send();
+    }
+    if (request.headers.authorization === undefined) {
+      // Browser supply: the publisher is named in the body; the client IP is limited before parsing.
+      request.adxBrowser = true;
+      const wait = options.browserIpLimiter.take(request.socket.remoteAddress ?? 'unknown');
+      if (wait > 0) throw new AdxError('rate_limited', 'too many browser requests from this address', { headers: { 'retry-after': String(wait) } });
+      return;
     }
     const key = bearerToken(request.headers.authorization);
     if (!key) throw new AdxError('unauthorized', 'send the publisher API key as Authorization: Bearer <key>');
@@ -134,6 +153,18 @@ export async function bidRoutes(app: FastifyInstance, options: BidRouteOptions):
       throw new AdxError('invalid_request', result.errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors: result.errors });
     }
     const bidRequest: BidRequest = result.request;
+    if (request.adxBrowser) {
+      const claimed = claimedPublisherId(bidRequest);
+      let publisher: PublisherRecord | undefined;
+      try {
+        publisher = claimed ? await cache.publisherById(claimed) : undefined;
+      } catch {
+        throw new AdxError('not_ready', 'the store is unreachable');
+      }
+      request.adxPublisher = authorizeBrowser(publisher, claimed, request.headers.origin);
+      const wait = options.browserPublisherLimiter.take(request.adxPublisher.id);
+      if (wait > 0) throw new AdxError('rate_limited', 'too many browser requests for this publisher', { headers: { 'retry-after': String(wait) } });
+    }
     const tmaxMs = Math.min(typeof bidRequest.tmax === 'number' ? bidRequest.tmax : options.defaultTmaxMs, options.maxTmaxMs);
     const deadline = arrival + tmaxMs;
 
