@@ -106,14 +106,14 @@ export function createExchange(deps: ExchangeDeps): Exchange {
   function macroValues(win: WinningBid) {
     const pb = win.partnerBid;
     return {
-      AUCTION_ID: pb.partnerRequestId,
-      AUCTION_BID_ID: pb.bid.id,
-      AUCTION_IMP_ID: pb.bid.impid,
-      AUCTION_SEAT_ID: pb.seat,
-      AUCTION_AD_ID: typeof pb.bid.adid === 'string' ? pb.bid.adid : undefined,
-      AUCTION_PRICE: win.clearingPartnerMicros,
-      AUCTION_CURRENCY: pb.currency,
-      AUCTION_MBR: win.mbr,
+      auctionId: pb.partnerRequestId,
+      bidId: pb.bid.id,
+      impId: pb.bid.impid,
+      seatId: pb.seat,
+      adId: typeof pb.bid.adid === 'string' ? pb.bid.adid : undefined,
+      priceMicros: win.clearingPartnerMicros,
+      currency: pb.currency,
+      mbr: win.mbr,
     };
   }
 
@@ -128,13 +128,13 @@ export function createExchange(deps: ExchangeDeps): Exchange {
       deps.notifier.fire(
         'lurl',
         substituteMacros(lurl, {
-          AUCTION_ID: pb.partnerRequestId,
-          AUCTION_BID_ID: typeof pb.bid.id === 'string' ? pb.bid.id : undefined,
-          AUCTION_IMP_ID: typeof pb.bid.impid === 'string' ? pb.bid.impid : undefined,
-          AUCTION_SEAT_ID: pb.seat,
-          AUCTION_AD_ID: typeof pb.bid.adid === 'string' ? pb.bid.adid : undefined,
-          AUCTION_CURRENCY: pb.currency,
-          AUCTION_LOSS: loser.lossReason,
+          auctionId: pb.partnerRequestId,
+          bidId: typeof pb.bid.id === 'string' ? pb.bid.id : undefined,
+          impId: typeof pb.bid.impid === 'string' ? pb.bid.impid : undefined,
+          seatId: pb.seat,
+          adId: typeof pb.bid.adid === 'string' ? pb.bid.adid : undefined,
+          currency: pb.currency,
+          loss: loser.lossReason,
         }),
       );
     }
