@@ -38,6 +38,13 @@ export interface CounterAggregator extends CounterSink {
    * (DESIGN section 7). A report racing a flush's commit may briefly count that flush twice.
    */
   pending(): CounterDelta[];
+  /**
+   * Runs `read` with the unflushed deltas while no flush is in progress (queued behind any running
+   * flush, and holding back the next until `read` settles), so the store's rows and `pending`
+   * never overlap nor miss each other: store totals + `pending` is an exact snapshot. Counts added
+   * while `read` runs are in neither. Answers what `read` answers, rejects when it rejects.
+   */
+  readWithPending<T>(read: (pending: CounterDelta[]) => Promise<T>): Promise<T>;
 }
 
 const MINUTE_MS = 60_000;
@@ -112,6 +119,13 @@ export function createCounterAggregator(deps: CounterAggregatorDeps): CounterAgg
     }
   };
 
+  const pending = (): CounterDelta[] => {
+    const merged: Buckets = new Map();
+    for (const delta of inFlight) mergeInto(merged, delta);
+    for (const delta of buckets.values()) mergeInto(merged, delta);
+    return [...merged.values()];
+  };
+
   const flush = (): Promise<void> => {
     running = running.then(flushOnce);
     return running;
@@ -143,11 +157,15 @@ export function createCounterAggregator(deps: CounterAggregatorDeps): CounterAgg
       await flush();
     },
 
-    pending(): CounterDelta[] {
-      const merged: Buckets = new Map();
-      for (const delta of inFlight) mergeInto(merged, delta);
-      for (const delta of buckets.values()) mergeInto(merged, delta);
-      return [...merged.values()];
+    pending,
+
+    readWithPending<T>(read: (pending: CounterDelta[]) => Promise<T>): Promise<T> {
+      const result = running.then(() => read(pending()));
+      running = result.then(
+        () => undefined,
+        () => undefined,
+      );
+      return result;
     },
   };
 }

@@ -313,6 +313,96 @@ export interface OutboxStore {
   depth(): Promise<{ pending: number; oldestDueAtMs: number | null }>;
 }
 
+/** What an alert rule measures (DESIGN section 7): net revenue, or imps that got a bid / imps. */
+export type AlertMetric = 'revenue' | 'fill_rate';
+
+/** How an alert rule compares: `above` holds when value > threshold, `below` when value < threshold. */
+export type AlertComparator = 'above' | 'below';
+
+/**
+ * An alert rule (DESIGN section 7). `threshold` is in the metric's unit: USD micros (an amount,
+ * integer) for `revenue`, a decimal in [0, 1] for `fill_rate`.
+ */
+export interface AlertRuleRecord {
+  id: string;
+  metric: AlertMetric;
+  comparator: AlertComparator;
+  /** Revenue: USD micros (amount, not CPM); fill rate: decimal in [0, 1]. */
+  threshold: number;
+  /** Sliding window: the last `windowMinutes` UTC minute buckets, the current one included. */
+  windowMinutes: number;
+  /** Scope: one publisher, or null for the whole exchange. */
+  publisherId: string | null;
+  createdAtMs: number;
+}
+
+/** State of an alert rule: `idle` until it first holds, then `triggered` / `resolved` alternately. */
+export type AlertState = 'idle' | 'triggered' | 'resolved';
+
+/** The stored state of one rule; a rule without a row is `idle`. */
+export interface AlertStateRecord {
+  ruleId: string;
+  state: AlertState;
+  /** Id of the current episode (`alert_...`), shared by its `triggered` and `resolved` events; null while idle. */
+  alertId: string | null;
+  changedAtMs: number;
+}
+
+/** A revenue milestone a publisher reached (DESIGN section 6, `revenue.milestone`), once ever. */
+export interface MilestoneRecord {
+  publisherId: string;
+  /** The milestone, USD micros (amount). */
+  milestoneMicros: number;
+  reachedAtMs: number;
+}
+
+/** A `report.daily` sent by the scheduler for one publisher and UTC day, once. */
+export interface ReportDeliveryRecord {
+  /** UTC day, `YYYY-MM-DD`. */
+  date: string;
+  publisherId: string;
+  deliveredAtMs: number;
+}
+
+/**
+ * Reporting state (DESIGN sections 6-7): alert rules and their states, milestones reached and
+ * daily reports delivered. Every method that records a state change takes the outbox messages of
+ * the events it causes and writes both in ONE transaction, and writes the messages only when the
+ * change took effect, so a retry or a second node never enqueues an event twice.
+ */
+export interface ReportingStore {
+  createAlertRule(rule: AlertRuleRecord): Promise<void>;
+  getAlertRule(id: string): Promise<AlertRuleRecord | undefined>;
+  /** Every rule, oldest first. */
+  listAlertRules(): Promise<AlertRuleRecord[]>;
+  /** Deletes the rule and its state; false when there was none. */
+  deleteAlertRule(id: string): Promise<boolean>;
+  /** States of every rule that has one (rules without a row are `idle`). */
+  listAlertStates(): Promise<AlertStateRecord[]>;
+  /**
+   * Moves `next.ruleId` from state `expected` to `next` and inserts `messages`, in one transaction,
+   * only when the rule still exists and its stored state is `expected` (no row counts as `idle`).
+   * Answers whether it did; false means another node (or a delete) got there first.
+   */
+  transitionAlert(expected: AlertState, next: AlertStateRecord, messages: OutboxMessage[]): Promise<boolean>;
+  /** Milestones reached, of one publisher or of all. */
+  listMilestones(publisherId?: string): Promise<MilestoneRecord[]>;
+  /**
+   * Inserts each entry's milestone unless (publisher, milestone) is already there, and that
+   * entry's messages only when its row was inserted; all in one transaction. Answers the
+   * milestones this call inserted.
+   */
+  recordMilestones(entries: { milestone: MilestoneRecord; messages: OutboxMessage[] }[]): Promise<MilestoneRecord[]>;
+  /** Publisher ids whose report for `date` was delivered by the scheduler. */
+  listReportDeliveries(date: string): Promise<string[]>;
+  /**
+   * Records that the report of (date, publisher) went out and inserts its messages, in one
+   * transaction, unless it was already recorded (then nothing is written). Answers whether this
+   * call recorded it.
+   */
+  recordReportDelivery(delivery: ReportDeliveryRecord, messages: OutboxMessage[]): Promise<boolean>;
+}
+
 /** The whole store. `migrate()` runs numbered migrations; `ping()` rejects when unreachable. */
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
@@ -327,6 +417,8 @@ export interface Store {
   settings: SettingsStore;
   webhookEndpoints: WebhookEndpointStore;
   outbox: OutboxStore;
+  /** Alert rules and states, milestones reached, daily reports sent. */
+  reporting: ReportingStore;
   /**
    * Writes bid records and outbox messages in ONE transaction (the auction's state change and
    * the events it causes, DESIGN section 6). Idempotent per bid id and message id.

@@ -178,6 +178,42 @@ export interface DeliveryAttemptsTable {
   next_attempt_at_ms: DbInt | null;
 }
 
+/** `alert_rules`: alert rules (`AlertRuleRecord`, DESIGN section 7). */
+export interface AlertRulesTable {
+  id: string;
+  metric: 'revenue' | 'fill_rate';
+  comparator: 'above' | 'below';
+  /** Revenue rules: USD micros (an integer held exactly in a double); fill-rate rules: decimal in [0, 1]. */
+  threshold: number;
+  window_minutes: DbInt;
+  /** Scope, or null for the whole exchange. */
+  publisher_id: string | null;
+  created_at_ms: DbInt;
+}
+
+/** `alert_states`: one row per rule that ever left `idle`; primary key rule_id. */
+export interface AlertStatesTable {
+  rule_id: string;
+  state: 'idle' | 'triggered' | 'resolved';
+  alert_id: string | null;
+  changed_at_ms: DbInt;
+}
+
+/** `revenue_milestones`: milestones reached; primary key (publisher_id, milestone_micros). */
+export interface RevenueMilestonesTable {
+  publisher_id: string;
+  milestone_micros: DbInt;
+  reached_at_ms: DbInt;
+}
+
+/** `report_deliveries`: daily reports the scheduler sent; primary key (date, publisher_id). */
+export interface ReportDeliveriesTable {
+  /** `YYYY-MM-DD` (UTC). */
+  date: string;
+  publisher_id: string;
+  delivered_at_ms: DbInt;
+}
+
 /** Every table the query modules use, for `Kysely<Database>`. */
 export interface Database {
   publishers: PublishersTable;
@@ -190,6 +226,10 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   outbox_messages: OutboxMessagesTable;
   delivery_attempts: DeliveryAttemptsTable;
+  alert_rules: AlertRulesTable;
+  alert_states: AlertStatesTable;
+  revenue_milestones: RevenueMilestonesTable;
+  report_deliveries: ReportDeliveriesTable;
 }
 
 /** A boolean as stored (0/1). */

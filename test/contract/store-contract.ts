@@ -10,6 +10,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiKeyRecord, CounterDelta, CounterTotals, DemandPartnerRecord, PublisherRecord, Store } from '../../src/storage/ports.js';
 import { bid, notice, T0 } from './records.js';
+import { defineReportingStoreContract } from './reporting-store-contract.js';
 import { defineWebhookStoreContract } from './webhook-store-contract.js';
 
 /** What a backend's test file supplies: a fresh store per call and how to dispose of it. */
@@ -79,6 +80,7 @@ export function defineStoreContract(name: string, factory: StoreFactory): void {
     });
 
     defineWebhookStoreContract(() => store);
+    defineReportingStoreContract(() => store);
 
     describe('lifecycle', () => {
       it('names its kind', () => {

@@ -12,13 +12,14 @@ import { createDemandPartnerQueries } from './demand-partners.js';
 import { createNoticeQueries } from './notices.js';
 import { createOutboxQueries } from './outbox.js';
 import { createPublisherQueries } from './publishers.js';
+import { createReportingQueries } from './reporting.js';
 import { createSettingsQueries } from './settings.js';
 import { createWebhookEndpointQueries } from './webhook-endpoints.js';
 
 /** The per-family stores of `Store` and `writeAuction` (everything but lifecycle: kind, migrate, ping, close). */
 export type QueryStores = Pick<
   Store,
-  'publishers' | 'demandPartners' | 'bids' | 'notices' | 'counters' | 'settings' | 'webhookEndpoints' | 'outbox' | 'writeAuction'
+  'publishers' | 'demandPartners' | 'bids' | 'notices' | 'counters' | 'settings' | 'webhookEndpoints' | 'outbox' | 'reporting' | 'writeAuction'
 >;
 
 /** What the backend's SQL dialect can do, where the query modules differ by backend. */
@@ -38,6 +39,7 @@ export function createQueryStores(db: Kysely<Database>, dialect: QueryDialectOpt
     settings: createSettingsQueries(db),
     webhookEndpoints: createWebhookEndpointQueries(db),
     outbox: createOutboxQueries(db, { supportsSkipLocked: dialect.supportsSkipLocked ?? false }),
+    reporting: createReportingQueries(db),
     writeAuction: createAuctionWriter(db),
   };
 }
@@ -50,6 +52,7 @@ export {
   createNoticeQueries,
   createOutboxQueries,
   createPublisherQueries,
+  createReportingQueries,
   createSettingsQueries,
   createWebhookEndpointQueries,
 };

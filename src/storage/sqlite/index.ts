@@ -8,8 +8,11 @@
  *   killed (SIGKILL, crash) because the OS still holds the bytes; only an OS crash or power loss
  *   can lose the last few commits. That is the durability DESIGN section 6 asks for ("a crash
  *   (SIGKILL) loses no event whose response went out") at a fraction of FULL's fsync per commit.
- * - `busy_timeout=5000`: another process holding the write lock (e.g. `adx migrate` beside a
- *   running server) is waited for up to 5 s instead of failing at once with SQLITE_BUSY.
+ * - `busy_timeout=20`: another process holding the write lock (e.g. `adx migrate` beside a
+ *   running server, a backup tool) is waited for up to 20 ms, then SQLITE_BUSY. better-sqlite3
+ *   waits synchronously, freezing the event loop, so a long timeout would make every request late
+ *   while the file is locked; a short one turns a locked file into a fast failure (bid requests
+ *   then answer 503 and `/readyz` goes red, DESIGN section 2).
  * - `foreign_keys=ON`: SQLite leaves foreign keys off by default; deleting a publisher relies on
  *   `ON DELETE CASCADE` to remove its keys.
  *
@@ -54,7 +57,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   try {
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('busy_timeout = 20');
     sqlite.pragma('foreign_keys = ON');
   } catch (error) {
     sqlite.close();
@@ -81,8 +84,12 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       }
     },
 
+    /** Rejects unless the file can be written: takes the write lock (`BEGIN IMMEDIATE`) and rolls back at once. */
     async ping(): Promise<void> {
-      await sql`select 1`.execute(db);
+      await db.connection().execute(async (conn) => {
+        await sql`begin immediate`.execute(conn);
+        await sql`rollback`.execute(conn);
+      });
     },
 
     async close(): Promise<void> {

@@ -5,11 +5,13 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { migration001Initial } from './001-initial.js';
 import { migration002Webhooks } from './002-webhooks.js';
+import { migration003Reporting } from './003-reporting.js';
 
 /** Every SQLite migration by name, in order. */
 export const sqliteMigrations: Readonly<Record<string, Migration>> = {
   '001-initial': migration001Initial,
   '002-webhooks': migration002Webhooks,
+  '003-reporting': migration003Reporting,
 };
 
 /** A kysely `MigrationProvider` answering `sqliteMigrations`. */

@@ -1,0 +1,21 @@
+/**
+ * The PostgreSQL migrations, listed statically (no directory scanning, so the compiled `dist/`
+ * works wherever it is installed). Names sort in the order they apply and match the SQLite ones
+ * number for number; add the next number below.
+ */
+import type { Migration, MigrationProvider } from 'kysely';
+import { migration001Initial } from './001-initial.js';
+import { migration002Webhooks } from './002-webhooks.js';
+import { migration003Reporting } from './003-reporting.js';
+
+/** Every PostgreSQL migration by name, in order. */
+export const postgresMigrations: Readonly<Record<string, Migration>> = {
+  '001-initial': migration001Initial,
+  '002-webhooks': migration002Webhooks,
+  '003-reporting': migration003Reporting,
+};
+
+/** A kysely `MigrationProvider` answering `postgresMigrations`. */
+export const postgresMigrationProvider: MigrationProvider = {
+  getMigrations: async () => ({ ...postgresMigrations }),
+};
