@@ -25,6 +25,7 @@ import type { PublisherService } from './admin/publishers.js';
 import type { DemandPartnerService } from './admin/demand-partners.js';
 import type { NoticeService } from './notices/notice-service.js';
 import type { Metrics } from './observability/metrics.js';
+import type { StoreHealth } from './observability/store-health.js';
 import type { Config } from './config/types.js';
 import type { Store } from './storage/ports.js';
 
@@ -38,6 +39,7 @@ export interface AppDeps {
   exchange: Exchange;
   cache: ConfigCache;
   shedder: LoadShedder;
+  storeHealth: StoreHealth;
   notices: NoticeService;
   publishers: PublisherService;
   demandPartners: DemandPartnerService;
@@ -82,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     maxTmaxMs: config.auction.maxTmaxMs,
     browserPublisherLimiter: createRateLimiter({ perSecond: config.browser.publisherRequestsPerSecond, clock: deps.clock }),
     browserIpLimiter: createRateLimiter({ perSecond: config.browser.ipRequestsPerSecond, clock: deps.clock }),
+    storeHealthy: () => deps.storeHealth.healthy(),
   });
   await app.register(noticeRoutes, { notices: deps.notices, metrics: deps.metrics });
   await app.register(adminRoutes, { publishers: deps.publishers, demandPartners: deps.demandPartners, adminKey: config.security.adminKey });

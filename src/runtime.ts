@@ -30,6 +30,7 @@ import { createNoticeTokenCodec } from './notices/token.js';
 import { scaleMicros, toMicros } from './domain/money.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { createWebhookMetrics } from './observability/webhook-metrics.js';
+import { createStoreHealth } from './observability/store-health.js';
 import { createCounterAggregator } from './reporting/counters.js';
 import { createGroupCommitter } from './storage/group-commit.js';
 import { openStore } from './storage/open-store.js';
@@ -83,6 +84,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const rates = createRatesHolder(storedRates ? JSON.parse(storedRates) : (config.currency.rates ? { base: 'USD', ...config.currency.rates } : bundledRates));
 
   const cache = createConfigCache({ store, clock });
+  const storeHealth = createStoreHealth({ store, log });
   const counters = createCounterAggregator({ store, clock, flushIntervalMs: config.storage.counterFlushIntervalMs, log });
   const tokens = createNoticeTokenCodec({ secretKey, maxAgeSeconds: config.notices.maxAgeSeconds });
   const notifier = createPartnerNotifier({
@@ -170,7 +172,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const exchange = createExchange({
     dispatcher,
     partners: () => cache.enabledPartners(),
-    commit: (commit) => committer.submit({ commit, messages: auctionEvents(commit) }),
+    commit: (commit) =>
+      committer.submit({ commit, messages: auctionEvents(commit) }).catch((error: unknown) => {
+        storeHealth.markFailed(error);
+        throw error;
+      }),
     counters,
     notifier,
     tokens,
@@ -235,16 +241,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     exchange,
     cache,
     shedder,
+    storeHealth,
     notices,
     publishers,
     demandPartners,
     rates,
     webhookEndpoints,
     readiness: {
-      store: async () => {
-        await store.ping();
-        return true;
-      },
+      store: () => storeHealth.probe(),
       dispatcher: async () => webhookDispatcher.running(),
     },
   });
@@ -257,6 +261,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     config,
     async start() {
       counters.start();
+      storeHealth.start();
       emitter.start();
       webhookDispatcher.start();
       return app.listen({ port: config.server.port, host: config.server.host });
@@ -266,6 +271,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       closed = true;
       await app.close();
       shedder.stop();
+      storeHealth.stop();
       await committer.close();
       await counters.stop();
       emitter.stop();

@@ -66,7 +66,7 @@ describe('SQLite store', () => {
     };
     expect(await pragma('journal_mode')).toBe('wal');
     expect(await pragma('synchronous')).toBe(1); // NORMAL
-    expect(await pragma('busy_timeout')).toBe(5000);
+    expect(await pragma('busy_timeout')).toBe(20);
     expect(await pragma('foreign_keys')).toBe(1);
   });
 

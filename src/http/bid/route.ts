@@ -41,6 +41,8 @@ export interface BidRouteOptions {
   /** Browser supply rate limits (DESIGN section 2): per publisher and per client IP. */
   browserPublisherLimiter: RateLimiter;
   browserIpLimiter: RateLimiter;
+  /** False while the store cannot take writes: bid requests then answer 503 before any partner is called. */
+  storeHealthy: () => boolean;
 }
 
 declare module 'fastify' {
@@ -164,6 +166,10 @@ export async function bidRoutes(app: FastifyInstance, options: BidRouteOptions):
       request.adxPublisher = authorizeBrowser(publisher, claimed, request.headers.origin);
       const wait = options.browserPublisherLimiter.take(request.adxPublisher.id);
       if (wait > 0) throw new AdxError('rate_limited', 'too many browser requests for this publisher', { headers: { 'retry-after': String(wait) } });
+    }
+    if (!options.storeHealthy()) {
+      metrics.requests.inc({ type: 'bid', status: 'error' });
+      throw new AdxError('not_ready', 'the store is unreachable');
     }
     const tmaxMs = Math.min(typeof bidRequest.tmax === 'number' ? bidRequest.tmax : options.defaultTmaxMs, options.maxTmaxMs);
     const deadline = arrival + tmaxMs;
