@@ -18,6 +18,11 @@ import { createRateLimiter } from './http/bid/rate-limiter.js';
 import { currencyRoutes } from './http/currency/route.js';
 import { webhookEndpointRoutes } from './http/admin/webhook-endpoints.js';
 import type { WebhookEndpointService } from './admin/webhook-endpoints.js';
+import type { AlertRuleService } from './admin/alert-rules.js';
+import { alertRuleRoutes } from './http/admin/alert-rules.js';
+import { reportRoutes } from './http/reports/routes.js';
+import type { LiveStats } from './reporting/live-stats.js';
+import type { ReportScheduler } from './reporting/report-scheduler.js';
 import { healthRoutes, type ReadinessCheck } from './http/health/route.js';
 import { noticeRoutes } from './http/notices/route.js';
 import { installProblemHandlers } from './http/problem.js';
@@ -45,6 +50,9 @@ export interface AppDeps {
   demandPartners: DemandPartnerService;
   rates: RatesHolder;
   webhookEndpoints: WebhookEndpointService;
+  alertRules: AlertRuleService;
+  reportScheduler: ReportScheduler;
+  stats: LiveStats;
   /** Readiness checks by name (`store`, `dispatcher`, ...). */
   readiness: Record<string, ReadinessCheck>;
 }
@@ -85,10 +93,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     browserPublisherLimiter: createRateLimiter({ perSecond: config.browser.publisherRequestsPerSecond, clock: deps.clock }),
     browserIpLimiter: createRateLimiter({ perSecond: config.browser.ipRequestsPerSecond, clock: deps.clock }),
     storeHealthy: () => deps.storeHealth.healthy(),
+    stats: deps.stats,
   });
   await app.register(noticeRoutes, { notices: deps.notices, metrics: deps.metrics });
   await app.register(adminRoutes, { publishers: deps.publishers, demandPartners: deps.demandPartners, adminKey: config.security.adminKey });
   await app.register(webhookEndpointRoutes, { service: deps.webhookEndpoints, adminKey: config.security.adminKey });
+  await app.register(alertRuleRoutes, { service: deps.alertRules, adminKey: config.security.adminKey });
+  await app.register(reportRoutes, { scheduler: deps.reportScheduler, stats: deps.stats, adminKey: config.security.adminKey });
   await app.register(currencyRoutes, {
     rates: deps.rates,
     settings: deps.store.settings,

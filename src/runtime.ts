@@ -32,6 +32,12 @@ import { createMetrics, type Metrics } from './observability/metrics.js';
 import { createWebhookMetrics } from './observability/webhook-metrics.js';
 import { createStoreHealth } from './observability/store-health.js';
 import { createCounterAggregator } from './reporting/counters.js';
+import type { CounterSink } from './reporting/counter-sink.js';
+import { createAlertEvaluator } from './reporting/alerts.js';
+import { createLiveStats } from './reporting/live-stats.js';
+import { createMilestoneTracker } from './reporting/milestones.js';
+import { createReportScheduler } from './reporting/report-scheduler.js';
+import { createAlertRuleService } from './admin/alert-rules.js';
 import { createGroupCommitter } from './storage/group-commit.js';
 import { openStore } from './storage/open-store.js';
 import type { OutboxMessage, Store } from './storage/ports.js';
@@ -86,6 +92,15 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const cache = createConfigCache({ store, clock });
   const storeHealth = createStoreHealth({ store, log });
   const counters = createCounterAggregator({ store, clock, flushIntervalMs: config.storage.counterFlushIntervalMs, log });
+  const stats = createLiveStats({ clock });
+  // Notices count wins and impressions through this sink: the store's counters and the live stats.
+  const noticeCounters: CounterSink = {
+    add(publisherId, fields, atMs) {
+      counters.add(publisherId, fields, atMs);
+      if (fields.wins) stats.recordWin();
+      if (fields.impressions) stats.recordImpression(fields.revenueNetMicros ?? 0);
+    },
+  };
   const tokens = createNoticeTokenCodec({ secretKey, maxAgeSeconds: config.notices.maxAgeSeconds });
   const notifier = createPartnerNotifier({
     clock,
@@ -193,7 +208,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     store,
     clock,
     tokens,
-    counters,
+    counters: noticeCounters,
     notifier,
     metrics,
     log,
@@ -230,6 +245,35 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
     emitter,
   });
+  const reportScheduler = createReportScheduler({
+    store,
+    counters,
+    emitter,
+    clock,
+    log,
+    delayMs: config.reporting.reportDelayMs,
+    intervalMs: config.reporting.checkIntervalMs,
+  });
+  const alertEvaluator = createAlertEvaluator({
+    store,
+    counters,
+    emitter,
+    clock,
+    ids,
+    log,
+    intervalMs: config.reporting.alertIntervalMs,
+    minImpsForFillRate: config.reporting.alertMinImps,
+  });
+  const milestoneTracker = createMilestoneTracker({
+    store,
+    counters,
+    emitter,
+    clock,
+    log,
+    milestonesMicros: config.reporting.revenueMilestones.map((amount) => toMicros(amount)),
+    intervalMs: config.reporting.checkIntervalMs,
+  });
+  const alertRules = createAlertRuleService({ store, clock, ids });
   const shedder = createLoadShedder({ maxInFlight: config.overload.maxInFlight, maxEventLoopDelayMs: config.overload.maxEventLoopDelayMs });
 
   const app = await buildApp({
@@ -247,6 +291,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     demandPartners,
     rates,
     webhookEndpoints,
+    alertRules,
+    reportScheduler,
+    stats,
     readiness: {
       store: () => storeHealth.probe(),
       dispatcher: async () => webhookDispatcher.running(),
@@ -264,6 +311,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       storeHealth.start();
       emitter.start();
       webhookDispatcher.start();
+      reportScheduler.start();
+      alertEvaluator.start();
+      milestoneTracker.start();
       return app.listen({ port: config.server.port, host: config.server.host });
     },
     async close() {
@@ -273,6 +323,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       shedder.stop();
       storeHealth.stop();
       await committer.close();
+      await reportScheduler.stop();
+      await alertEvaluator.stop();
+      await milestoneTracker.stop();
       await counters.stop();
       emitter.stop();
       await webhookDispatcher.stop();

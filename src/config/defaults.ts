@@ -62,6 +62,13 @@ export const defaults = {
     disableAfterFailingMs: 5 * 24 * 3600 * 1000,
     rotationOverlapMs: 24 * 3600 * 1000,
   },
+  reporting: {
+    alertIntervalMs: 60_000, // DESIGN section 9
+    alertMinImps: 1,
+    revenueMilestones: [100, 1000, 10000, 100000], // DESIGN section 9
+    reportDelayMs: 5 * 60_000,
+    checkIntervalMs: 60_000,
+  },
   log: {
     level: 'info',
   },

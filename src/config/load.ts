@@ -23,6 +23,8 @@ export const ENV_KEYS = {
   ADX_TMAX_MARGIN_MS: 'auction.tmaxMarginMs',
   ADX_WEBHOOK_RETRY_SCHEDULE_MS: 'webhooks.retryScheduleMs',
   ADX_WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'webhooks.allowPrivateTargets',
+  ADX_ALERT_INTERVAL_MS: 'reporting.alertIntervalMs',
+  ADX_REVENUE_MILESTONES: 'reporting.revenueMilestones',
   LOG_LEVEL: 'log.level',
 } as const;
 
@@ -61,7 +63,7 @@ function setPath(target: Json, path: string, value: unknown): void {
   node[keys[keys.length - 1]!] = value;
 }
 
-const NUMERIC_KEYS = new Set(['server.port', 'auction.takeRate', 'auction.maxTmaxMs', 'auction.tmaxMarginMs']);
+const NUMERIC_KEYS = new Set(['server.port', 'auction.takeRate', 'auction.maxTmaxMs', 'auction.tmaxMarginMs', 'reporting.alertIntervalMs']);
 
 /** Parses a config file's text (JSON when it starts with `{`, else YAML). @throws ConfigError */
 export function parseConfigText(text: string, name: string): Json {
@@ -104,6 +106,10 @@ export async function loadConfig(env: Record<string, string | undefined>, bundle
       const delays = raw.split(',').map((part) => Number(part.trim()));
       if (delays.length === 0 || delays.some((d) => !Number.isInteger(d) || d < 0)) problems.push(`${name}: ${JSON.stringify(raw)} is not a comma-separated list of non-negative integers (ms)`);
       else setPath(overrides, path, delays);
+    } else if (path === 'reporting.revenueMilestones') {
+      const amounts = raw.split(',').map((part) => Number(part.trim()));
+      if (amounts.some((a) => !Number.isFinite(a) || a <= 0)) problems.push(`${name}: ${JSON.stringify(raw)} is not a comma-separated list of positive amounts`);
+      else setPath(overrides, path, amounts);
     } else if (path === 'webhooks.allowPrivateTargets') {
       if (raw !== '0' && raw !== '1' && raw !== 'true' && raw !== 'false') problems.push(`${name}: must be 1 or 0`);
       else setPath(overrides, path, raw === '1' || raw === 'true');

@@ -99,6 +99,18 @@ export interface Config {
     /** How long an old secret keeps signing after a rotation, ms (24 h). */
     rotationOverlapMs: number;
   };
+  reporting: {
+    /** How often alert rules are evaluated, ms (`ADX_ALERT_INTERVAL_MS`). */
+    alertIntervalMs: number;
+    /** A fill-rate rule with fewer imps than this in its window does not change state. */
+    alertMinImps: number;
+    /** Cumulative net revenue milestones, USD amounts (`ADX_REVENUE_MILESTONES`, comma-separated). */
+    revenueMilestones: number[];
+    /** Wait after a UTC day closes before its report.daily goes out, ms. */
+    reportDelayMs: number;
+    /** How often the report scheduler and the milestone tracker check, ms. */
+    checkIntervalMs: number;
+  };
   log: {
     /** pino level (`LOG_LEVEL`). */
     level: string;

@@ -54,6 +54,14 @@ export function validateConfig(config: Config): string[] {
   }
   positiveInt(problems, 'browser.publisherRequestsPerSecond', config.browser.publisherRequestsPerSecond, true);
   positiveInt(problems, 'browser.ipRequestsPerSecond', config.browser.ipRequestsPerSecond, true);
+  const r = config.reporting;
+  positiveInt(problems, 'reporting.alertIntervalMs', r.alertIntervalMs);
+  positiveInt(problems, 'reporting.alertMinImps', r.alertMinImps, true);
+  positiveInt(problems, 'reporting.reportDelayMs', r.reportDelayMs, true);
+  positiveInt(problems, 'reporting.checkIntervalMs', r.checkIntervalMs);
+  if (!Array.isArray(r.revenueMilestones) || r.revenueMilestones.some((a) => typeof a !== 'number' || !(a > 0))) {
+    problems.push('reporting.revenueMilestones: must be a list of positive amounts');
+  }
   const w = config.webhooks;
   if (typeof w.allowPrivateTargets !== 'boolean') problems.push('webhooks.allowPrivateTargets: must be true or false');
   if (!Array.isArray(w.retryScheduleMs) || w.retryScheduleMs.length === 0 || w.retryScheduleMs.some((d) => !Number.isInteger(d) || d < 0)) {

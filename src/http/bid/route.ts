@@ -19,6 +19,7 @@ import { installCors } from '../cors.js';
 import { sendProblem } from '../problem.js';
 import { authorizeBrowser, claimedPublisherId } from './browser-auth.js';
 import type { RateLimiter } from './rate-limiter.js';
+import type { LiveStats } from '../../reporting/live-stats.js';
 import type { ConfigCache } from './config-cache.js';
 import type { LoadShedder } from './overload.js';
 import { bodyEncoding, isAcceptedContentType, parseJsonBody, readBody } from './read-body.js';
@@ -43,6 +44,8 @@ export interface BidRouteOptions {
   browserIpLimiter: RateLimiter;
   /** False while the store cannot take writes: bid requests then answer 503 before any partner is called. */
   storeHealthy: () => boolean;
+  /** Live figures for `GET /v1/stats`. */
+  stats: Pick<LiveStats, 'recordRequest' | 'recordPartnerCall'>;
 }
 
 declare module 'fastify' {
@@ -183,7 +186,18 @@ export async function bidRoutes(app: FastifyInstance, options: BidRouteOptions):
       shedder.end();
       metrics.inFlight.dec();
     }
-    metrics.requestTime.observe({ type: 'bid' }, (clock.monotonicMs() - arrival) / 1000);
+    const latencyMs = clock.monotonicMs() - arrival;
+    metrics.requestTime.observe({ type: 'bid' }, latencyMs / 1000);
+    let bids = 0;
+    const filled = new Set<string>();
+    for (const seat of outcome.response?.seatbid ?? []) {
+      for (const bid of seat.bid) {
+        bids++;
+        filled.add(bid.impid);
+      }
+    }
+    options.stats.recordRequest(latencyMs, { imps: bidRequest.imp.length, impsFilled: filled.size, bids });
+    for (const call of outcome.calls) options.stats.recordPartnerCall(call.partnerId, call.outcome);
     reply.header('x-openrtb-version', '2.5');
     if (outcome.commitProblem === 'failed') {
       metrics.requests.inc({ type: 'bid', status: 'error' });
