@@ -97,7 +97,13 @@ export function createPartnerHttpClient(deps: { connectionsPerPartner: number; m
     const target = targetOf(request.uri);
     if (!target) return { ok: false, error: { kind: 'bad_input', message: `endpoint ${JSON.stringify(request.uri)} is not an http(s) URL` } };
     const headers: Record<string, string> = useGzip ? { ...request.headers, 'accept-encoding': 'gzip' } : { ...request.headers };
-    let payload: string | Buffer = JSON.stringify(request.body);
+    let payload: string | Buffer;
+    try {
+      payload = JSON.stringify(request.body);
+    } catch (err) {
+      // e.g. 20,000 nested arrays inside an ext: too deep to serialize (RangeError), not the partner's fault.
+      return { ok: false, error: { kind: 'bad_input', message: `the request cannot be serialized: ${(err as Error).message}` } };
+    }
     try {
       if (useGzip) {
         // Bid requests are small and latency-bound: the fastest level keeps most of the gain.
@@ -156,12 +162,16 @@ export function createPartnerHttpClient(deps: { connectionsPerPartner: number; m
           controller.abort();
           resolve({ ok: false, error: { kind: 'timeout', message: `no complete answer within ${budgetMs} ms` } });
         }, budgetMs);
-        void exchange(request, budgetMs, options.gzip, controller.signal).then((result) => {
+        const finish = (result: PartnerHttpResult) => {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
           resolve(result);
-        });
+        };
+        // exchange() returns failures as data; the catch is a last guard so nothing can reject unhandled.
+        exchange(request, budgetMs, options.gzip, controller.signal).then(finish, (err: unknown) =>
+          finish({ ok: false, error: { kind: 'network', message: err instanceof Error ? err.message : String(err) } }),
+        );
       });
     },
     async close() {

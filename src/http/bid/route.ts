@@ -116,6 +116,9 @@ export async function bidRoutes(app: FastifyInstance, options: BidRouteOptions):
       });
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413) return sendProblem(reply, 'payload_too_large', 'the request body is larger than the limit');
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || error.statusCode === 415) {
+      return sendProblem(reply, 'unsupported_media_type', 'Content-Type is malformed or not supported; use application/json or text/plain');
+    }
     if (error.statusCode === 400 || error instanceof SyntaxError) {
       return sendProblem(reply, 'invalid_request', 'the body is not valid JSON', { errors: [{ field: 'body', message: 'is not valid JSON' }], nbr: NoBidReason.invalidRequest });
     }

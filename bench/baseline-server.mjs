@@ -1,0 +1,209 @@
+/**
+ * The benchmark's baseline: a bare `node:http` bid server doing only what any exchange must do,
+ * so the harness can report adx's throughput as a ratio of it (issue 6).
+ *
+ * Per request: read the body (gunzip it when `content-encoding: gzip`), `JSON.parse` it, build one
+ * OpenRTB 2.5 request per partner from it (new `id`, `tmax` = remaining budget, the exchange's
+ * schain node appended, as DESIGN section 5 asks of adx), POST it over a keep-alive undici `Pool`
+ * with the same headers adx sends (`content-type`, `x-openrtb-version: 2.5`,
+ * `accept-encoding: gzip`), gunzip and `JSON.parse` each answer, keep the highest bid per imp, and
+ * answer a JSON BidResponse (gzip when the client accepts it) or 204. No validation, no auction
+ * rules, no currency, no storage, no notices, no metrics.
+ *
+ * Run as a process: `node bench/baseline-server.mjs --partners <url,url> [--port 0]`; it prints
+ * `baseline listening on http://127.0.0.1:<port>` and stops on SIGTERM/SIGINT. Importing this
+ * module does nothing.
+ */
+import { createServer } from 'node:http';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+
+/** Budget kept back from partners, ms (adx's default `auction.tmaxMarginMs`). */
+const TMAX_MARGIN_MS = 20;
+/** `tmax` when the request has none, ms (adx's default). */
+const DEFAULT_TMAX_MS = 100;
+
+/**
+ * @typedef {object} BaselineOptions
+ * @property {string[]} partnerUrls OpenRTB endpoints of the demand partners (http URLs).
+ * @property {number} [port] TCP port on 127.0.0.1; 0 (default) = ephemeral.
+ * @property {number} [connectionsPerPartner] keep-alive connections per partner (default 64, as adx).
+ */
+
+/**
+ * @typedef {object} BaselineServer
+ * @property {string} url `http://127.0.0.1:<port>`
+ * @property {() => Promise<void>} close closes the server and the partner pools.
+ */
+
+/**
+ * Reads a request body into one Buffer.
+ * @param {import('node:http').IncomingMessage} req
+ * @returns {Promise<Buffer>}
+ */
+function readBody(req) {
+  return new Promise((resolve, reject) => {
+    /** @type {Buffer[]} */
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/**
+ * Starts the baseline server on 127.0.0.1.
+ * @param {BaselineOptions} options
+ * @returns {Promise<BaselineServer>}
+ */
+export async function startBaselineServer(options) {
+  const partners = options.partnerUrls.map((endpoint) => {
+    const url = new URL(endpoint);
+    return {
+      path: `${url.pathname}${url.search}`,
+      pool: new Pool(url.origin, { connections: options.connectionsPerPartner ?? 64, pipelining: 1, keepAliveTimeout: 30_000 }),
+    };
+  });
+  let seq = 0;
+
+  /**
+   * One partner call; resolves with the parsed BidResponse or undefined (no bid, error, late).
+   * @param {{ path: string, pool: Pool }} partner
+   * @param {string} body
+   * @param {number} budgetMs
+   * @returns {Promise<any>}
+   */
+  async function callPartner(partner, body, budgetMs) {
+    try {
+      const res = await partner.pool.request({
+        method: 'POST',
+        path: partner.path,
+        headers: { 'content-type': 'application/json', 'x-openrtb-version': '2.5', 'accept-encoding': 'gzip' },
+        body,
+        headersTimeout: budgetMs,
+        bodyTimeout: budgetMs,
+      });
+      const raw = Buffer.from(await res.body.arrayBuffer());
+      if (res.statusCode !== 200 || raw.length === 0) return undefined;
+      const text = (res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * @param {import('node:http').IncomingMessage} req
+   * @param {import('node:http').ServerResponse} res
+   */
+  async function handle(req, res) {
+    const arrivedAt = performance.now();
+    let raw = await readBody(req);
+    if (req.headers['content-encoding'] === 'gzip') raw = gunzipSync(raw);
+    /** @type {any} */
+    let request;
+    try {
+      request = JSON.parse(raw.toString('utf8'));
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    const tmaxMs = typeof request.tmax === 'number' ? request.tmax : DEFAULT_TMAX_MS;
+    const budgetMs = Math.max(1, Math.floor(tmaxMs - TMAX_MARGIN_MS - (performance.now() - arrivedAt)));
+    const upstreamSchain = request.source?.ext?.schain;
+    const n = ++seq;
+    const outgoing = JSON.stringify({
+      ...request,
+      id: `${request.id}-${n}`,
+      tmax: budgetMs,
+      source: {
+        ...request.source,
+        ext: {
+          ...request.source?.ext,
+          schain: {
+            complete: upstreamSchain?.complete ?? 1,
+            ver: '1.0',
+            nodes: [...(upstreamSchain?.nodes ?? []), { asi: 'baseline.example', sid: 'bench', rid: request.id, hp: 1 }],
+          },
+        },
+      },
+    });
+    const answers = await Promise.all(partners.map((partner) => callPartner(partner, outgoing, budgetMs)));
+
+    /** @type {Map<string, { seat: string, bid: any }>} */
+    const best = new Map();
+    for (const answer of answers) {
+      for (const seatbid of answer?.seatbid ?? []) {
+        for (const bid of seatbid.bid ?? []) {
+          const current = best.get(bid.impid);
+          if (!current || bid.price > current.bid.price) best.set(bid.impid, { seat: seatbid.seat ?? '', bid });
+        }
+      }
+    }
+    if (best.size === 0) {
+      res.writeHead(204).end();
+      return;
+    }
+    /** @type {Map<string, any[]>} */
+    const bySeat = new Map();
+    for (const { seat, bid } of best.values()) {
+      const list = bySeat.get(seat) ?? [];
+      list.push({ id: `b-${n}-${bid.impid}`, impid: bid.impid, price: bid.price, adm: bid.adm, nurl: bid.nurl, burl: bid.burl, adomain: bid.adomain, crid: bid.crid, cid: bid.cid, w: bid.w, h: bid.h });
+      bySeat.set(seat, list);
+    }
+    const response = { id: request.id, bidid: `r-${n}`, cur: 'USD', seatbid: [...bySeat].map(([seat, bid]) => ({ seat, bid })) };
+    let payload = Buffer.from(JSON.stringify(response));
+    /** @type {Record<string, string>} */
+    const headers = { 'content-type': 'application/json', 'x-openrtb-version': '2.5' };
+    if (/\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
+      payload = gzipSync(payload);
+      headers['content-encoding'] = 'gzip';
+    }
+    headers['content-length'] = String(payload.length);
+    res.writeHead(200, headers).end(payload);
+  }
+
+  const server = createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    });
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve(undefined));
+  });
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(() => resolve(undefined)));
+      await Promise.all(partners.map((p) => p.pool.close()));
+    },
+  };
+}
+
+/** CLI entry: `--partners url,url [--port N]`. */
+async function main() {
+  const { values } = parseArgs({ options: { partners: { type: 'string' }, port: { type: 'string', default: '0' } } });
+  const partnerUrls = (values.partners ?? '').split(',').filter((s) => s !== '');
+  if (partnerUrls.length === 0) {
+    process.stderr.write('usage: node bench/baseline-server.mjs --partners <url,url> [--port N]\n');
+    process.exit(2);
+  }
+  const server = await startBaselineServer({ partnerUrls, port: Number(values.port) });
+  process.stdout.write(`baseline listening on ${server.url}\n`);
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,64 @@
+/**
+ * The benchmark's scenarios (issue 6) and the bid request they send. Every scenario runs the
+ * exchange and the baseline against the same simulated DSPs (answering at once, bidding on every
+ * imp). Importing this module does nothing.
+ */
+import { gzipSync } from 'node:zlib';
+
+/** The bid path under test (DESIGN section 2). */
+export const BID_PATH = '/v1/openrtb/2.5/bidrequest';
+
+/** `tmax` of every benchmark request, ms; an answer slower than this is "late". */
+export const TMAX_MS = 100;
+
+/**
+ * @typedef {object} Scenario
+ * @property {'a' | 'b' | 'c' | 'd' | 'e'} id
+ * @property {string} title short label for the table
+ * @property {number} partners how many dsp-sim partners the exchange and baseline call
+ * @property {boolean} gzip request body gzip (`content-encoding: gzip`) and `accept-encoding: gzip`
+ * @property {boolean} webhooks one endpoint subscribed to `auction.complete` with a receiver
+ * @property {boolean} overload offer 2x the saturation rate measured in (a)
+ */
+
+/** @type {Scenario[]} */
+export const SCENARIOS = [
+  { id: 'a', title: 'a) 1 partner', partners: 1, gzip: false, webhooks: false, overload: false },
+  { id: 'b', title: 'b) 3 partners', partners: 3, gzip: false, webhooks: false, overload: false },
+  { id: 'c', title: 'c) gzip req+resp', partners: 1, gzip: true, webhooks: false, overload: false },
+  { id: 'd', title: 'd) webhooks', partners: 1, gzip: false, webhooks: true, overload: false },
+  { id: 'e', title: 'e) 2x saturation', partners: 1, gzip: false, webhooks: false, overload: true },
+];
+
+/**
+ * The OpenRTB 2.5 bid request every scenario sends: one 300x250 banner imp with a 0.50 USD
+ * floor, a site, a device, second price, `tmax` = TMAX_MS. The same bytes every time (request ids
+ * need not be unique; the exchange mints its own auction ids).
+ * @returns {object}
+ */
+export function benchBidRequest() {
+  return {
+    id: 'bench-req-1',
+    imp: [{ id: '1', banner: { w: 300, h: 250, format: [{ w: 300, h: 250 }] }, bidfloor: 0.5, bidfloorcur: 'USD', secure: 1 }],
+    site: { id: 'site-1', domain: 'news.example', page: 'https://news.example/article/1', publisher: { id: 'pub-bench' } },
+    device: { ua: 'Mozilla/5.0 (X11; Linux x86_64) bench', ip: '203.0.113.7', devicetype: 2, language: 'en' },
+    user: { id: 'user-bench-1' },
+    at: 2,
+    cur: ['USD'],
+    tmax: TMAX_MS,
+  };
+}
+
+/**
+ * Headers and body for a scenario, authenticated with `apiKey` (the baseline ignores the key).
+ * @param {Scenario} scenario
+ * @param {string} apiKey
+ * @returns {{ headers: Record<string, string>, body: string | Buffer }}
+ */
+export function requestFor(scenario, apiKey) {
+  const json = JSON.stringify(benchBidRequest());
+  /** @type {Record<string, string>} */
+  const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+  if (!scenario.gzip) return { headers, body: json };
+  return { headers: { ...headers, 'content-encoding': 'gzip', 'accept-encoding': 'gzip' }, body: gzipSync(Buffer.from(json)) };
+}
