@@ -144,10 +144,6 @@ describe('openStore / parseDatabaseUrl', () => {
     expect(() => parseDatabaseUrl('sqlite:')).toThrow();
   });
 
-  it('openStore refuses PostgreSQL for now with a clear message', async () => {
-    await expect(openStore('postgres://127.0.0.1/adx')).rejects.toThrow('PostgreSQL support is not built yet');
-  });
-
   it('openStore opens a SQLite store from a sqlite: URL', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'adx-open-'));
     try {
