@@ -1,8 +1,10 @@
 /**
  * Picks the backend from `DATABASE_URL` (DESIGN section 9): `postgres://` / `postgresql://` is
- * PostgreSQL; anything else is a SQLite file path, with an optional `sqlite:` or `file:` prefix.
+ * PostgreSQL (`postgres/index.ts`; `?schema=<name>` puts adx's tables in that schema); anything
+ * else is a SQLite file path, with an optional `sqlite:` or `file:` prefix.
  */
 import type { Store } from './ports.js';
+import { openPostgresStore } from './postgres/index.js';
 import { openSqliteStore } from './sqlite/index.js';
 
 /** Which backend a database URL names, and the SQLite path when it is SQLite. */
@@ -24,11 +26,12 @@ export function parseDatabaseUrl(databaseUrl: string): DatabaseTarget {
 }
 
 /**
- * Opens the store `databaseUrl` names (not migrated: call `migrate()`). Rejects for PostgreSQL,
- * which is not built yet, and when the SQLite file cannot be opened.
+ * Opens the store `databaseUrl` names (not migrated: call `migrate()`). PostgreSQL connects lazily,
+ * so an unreachable server shows at `migrate()`; rejects at once for a PostgreSQL URL with an
+ * invalid `schema`, and when the SQLite file cannot be opened.
  */
 export async function openStore(databaseUrl: string): Promise<Store> {
   const target = parseDatabaseUrl(databaseUrl);
-  if (target.kind === 'postgres') throw new Error('PostgreSQL support is not built yet');
+  if (target.kind === 'postgres') return openPostgresStore({ url: target.url });
   return openSqliteStore({ path: target.path });
 }

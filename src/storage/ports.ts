@@ -296,6 +296,8 @@ export interface OutboxStore {
   claimDue(options: { owner: string; nowMs: number; limit: number; leaseMs: number; excludeEndpointIds?: string[] }): Promise<OutboxMessage[]>;
   /** Records `attempt` and applies `update` to its message, clearing the claim, in one transaction. */
   recordAttempt(attempt: DeliveryAttemptRecord, update: OutboxAttemptUpdate): Promise<void>;
+  /** `recordAttempt` for many attempts in ONE transaction (the dispatcher's group commit). */
+  recordAttempts(items: ReadonlyArray<{ attempt: DeliveryAttemptRecord; update: OutboxAttemptUpdate }>): Promise<void>;
   /** Clears claims: `owner`'s only, or every claim when `owner` is undefined (SQLite at start). Answers how many. */
   releaseClaims(owner?: string): Promise<number>;
   /** Clears the claim of these messages (claimed but not attempted), if `owner` holds it. */

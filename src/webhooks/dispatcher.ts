@@ -2,11 +2,14 @@
  * The webhook dispatcher (DESIGN section 6; STYLE 10): claim due outbox rows -> sign -> POST ->
  * record the attempt -> reschedule, after svix's worker and graphile-worker's claim loop.
  *
- * - Claims: `claimDue` with this node's `owner` and a lease; endpoints at their concurrency cap
- *   and endpoints known to be disabled are excluded from the claim, and messages claimed beyond
- *   an endpoint's free slots are released at once. A slow endpoint therefore holds at most
- *   `perEndpointConcurrency` attempts and never delays the others: the loop starts attempts
- *   without awaiting them and claims again.
+ * - Claims: `claimDue` with this node's `owner` and a lease. Claimed messages beyond an
+ *   endpoint's free slots wait in a bounded local queue (still claimed, no store round trip
+ *   per attempt); endpoints whose queue is half full, and endpoints known to be disabled, are
+ *   excluded from the next claim, and messages beyond the queue's bound are released at once.
+ *   A queued message whose claim is close to its lease end is released rather than sent (another
+ *   node may take it over). A slow endpoint therefore holds at most `perEndpointConcurrency`
+ *   attempts and never delays the others: the loop starts attempts without awaiting them.
+ * - Attempts are recorded through a group commit (`recordAttempts`, one transaction per batch).
  * - Disabled endpoints: their messages stay `pending` with nothing recorded and are not claimed;
  *   they go out when the endpoint is enabled again. Deleted endpoints: the message is recorded
  *   as a failed attempt (the store deletes an endpoint's messages with it, so this is a race).
@@ -28,6 +31,8 @@ import { createEndpointCache, type OpenedEndpoint } from './endpoint-cache.js';
 import { decideAttemptOutcome } from './outcome.js';
 import type { SecretBox } from './secret-box.js';
 import { signatureHeader } from './signer.js';
+import { createGroupCommitter } from '../storage/group-commit.js';
+import type { DeliveryAttemptRecord, OutboxAttemptUpdate } from '../storage/ports.js';
 import { checkWebhookUrl, createGuardedLookup, type ResolveAll } from './ssrf.js';
 
 /** Runs deliveries in the background. */
@@ -123,6 +128,15 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   const inFlight = new Map<string, number>();
   /** Message ids claimed by this node and neither recorded nor released yet. */
   const held = new Set<string>();
+  /** Claimed messages waiting for a free slot of their endpoint, with when they were claimed. */
+  const waiting = new Map<string, Array<{ message: OutboxMessage; claimedAtMs: number }>>();
+  const maxWaiting = Math.max(cap * 8, batchSize);
+  /** Attempts are written in batches: one transaction for all the attempts that ended together. */
+  const recorder = createGroupCommitter<{ attempt: DeliveryAttemptRecord; update: OutboxAttemptUpdate }>({
+    maxDelayMs: 2,
+    write: (items) => store.outbox.recordAttempts(items),
+  });
+  const recordAttempt = (attempt: DeliveryAttemptRecord, update: OutboxAttemptUpdate) => recorder.submit({ attempt, update });
   const tasks = new Set<Promise<void>>();
 
   let state: 'idle' | 'running' | 'stopped' = 'idle';
@@ -172,33 +186,70 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       if (released > 0) log.info({ released }, 'webhook dispatcher: released claims left from a previous run');
     }
     const excluded = new Set(await cache.disabledIds());
-    for (const [endpointId, count] of inFlight) if (count >= cap) excluded.add(endpointId);
-    const claimed = await store.outbox.claimDue({ owner, nowMs: clock.now(), limit: batchSize, leaseMs, excludeEndpointIds: [...excluded] });
+    for (const [endpointId, queue] of waiting) if (queue.length > maxWaiting / 2) excluded.add(endpointId);
+    const nowMs = clock.now();
+    const claimed = await store.outbox.claimDue({ owner, nowMs, limit: batchSize, leaseMs, excludeEndpointIds: [...excluded] });
     if (claimed.length === 0) return false;
     const extra: string[] = [];
     for (const message of claimed) {
       const count = inFlight.get(message.endpointId) ?? 0;
-      if (state !== 'running' || count >= cap) {
+      if (state !== 'running') {
         extra.push(message.id);
-        continue;
+      } else if (count < cap) {
+        startAttempt(message);
+      } else {
+        const queue = waiting.get(message.endpointId) ?? [];
+        if (queue.length >= maxWaiting) {
+          extra.push(message.id);
+          continue;
+        }
+        queue.push({ message, claimedAtMs: nowMs });
+        waiting.set(message.endpointId, queue);
+        held.add(message.id);
       }
-      inFlight.set(message.endpointId, count + 1);
-      held.add(message.id);
-      const task: Promise<void> = runAttempt(message)
-        .catch((error: unknown) => log.error({ err: error, messageId: message.id }, 'webhook dispatcher: attempt could not be recorded'))
-        .finally(() => {
-          const left = (inFlight.get(message.endpointId) ?? 1) - 1;
-          if (left <= 0) inFlight.delete(message.endpointId);
-          else inFlight.set(message.endpointId, left);
-          // Stopping: stop() releases what is still held. Running: an unrecorded claim lapses with its lease.
-          if (state === 'running') held.delete(message.id);
-          tasks.delete(task);
-          if (state === 'running') wake();
-        });
-      tasks.add(task);
     }
     if (extra.length > 0) await store.outbox.releaseMessages(owner, extra);
     return claimed.length >= batchSize || extra.length > 0;
+  }
+
+  /** Starts one attempt now (its endpoint has a free slot). */
+  function startAttempt(message: OutboxMessage): void {
+    inFlight.set(message.endpointId, (inFlight.get(message.endpointId) ?? 0) + 1);
+    held.add(message.id);
+    const task: Promise<void> = runAttempt(message)
+      .catch((error: unknown) => log.error({ err: error, messageId: message.id }, 'webhook dispatcher: attempt could not be recorded'))
+      .finally(() => {
+        const left = (inFlight.get(message.endpointId) ?? 1) - 1;
+        if (left <= 0) inFlight.delete(message.endpointId);
+        else inFlight.set(message.endpointId, left);
+        // Stopping: stop() releases what is still held. Running: an unrecorded claim lapses with its lease.
+        if (state === 'running') held.delete(message.id);
+        tasks.delete(task);
+        if (state === 'running') {
+          startNextWaiting(message.endpointId);
+          wake();
+        }
+      });
+    tasks.add(task);
+  }
+
+  /** Starts the endpoint's next queued message; one whose claim nears its lease end is released instead. */
+  function startNextWaiting(endpointId: string): void {
+    const queue = waiting.get(endpointId);
+    const stale: string[] = [];
+    while (queue && queue.length > 0 && (inFlight.get(endpointId) ?? 0) < cap) {
+      const next = queue.shift()!;
+      if (clock.now() - next.claimedAtMs > leaseMs * 0.8) {
+        stale.push(next.message.id);
+        held.delete(next.message.id);
+        continue;
+      }
+      startAttempt(next.message);
+    }
+    if (queue && queue.length === 0) waiting.delete(endpointId);
+    if (stale.length > 0) {
+      store.outbox.releaseMessages(owner, stale).catch((error: unknown) => log.error({ err: error }, 'webhook dispatcher: stale claims could not be released'));
+    }
   }
 
   function wake(): void {
@@ -213,7 +264,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     const attemptNo = message.attempts + 1;
     if (endpoint === undefined) {
       const error = 'endpoint deleted';
-      await store.outbox.recordAttempt(
+      await recordAttempt(
         { messageId: message.id, attempt: attemptNo, startedAtMs, durationMs: 0, statusCode: null, error, responseExcerpt: null, nextAttemptAtMs: null },
         { status: 'failed', attempts: attemptNo, nextAttemptAtMs: message.nextAttemptAtMs, deliveredAtMs: null, lastError: error },
       );
@@ -240,7 +291,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       scheduleMs: schedule,
       random,
     });
-    await store.outbox.recordAttempt(
+    await recordAttempt(
       {
         messageId: message.id,
         attempt: attemptNo,
@@ -341,6 +392,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       timer = undefined;
       if (wasRunning) {
         if (currentTick !== null) await currentTick;
+        waiting.clear(); // their ids stay in `held` and are released below
         if (tasks.size > 0) await settleWithin([...tasks], graceMs);
         if (tasks.size > 0) {
           shutdown.abort();
@@ -355,6 +407,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
           }
         }
       }
+      await recorder.close().catch(() => undefined);
       await agent.destroy().catch(() => undefined);
     },
     running: () => state === 'running',

@@ -108,6 +108,37 @@ function compareDue(a: OutboxMessage, b: OutboxMessage): number {
   return a.nextAttemptAtMs - b.nextAttemptAtMs || a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
+/** Inserts one attempt (ignored when that attempt number is stored) and applies its update, clearing the claim. */
+async function writeAttempt(trx: Kysely<Database>, attempt: DeliveryAttemptRecord, update: OutboxAttemptUpdate): Promise<void> {
+  await trx
+    .insertInto('delivery_attempts')
+    .values({
+      message_id: attempt.messageId,
+      attempt: attempt.attempt,
+      started_at_ms: attempt.startedAtMs,
+      duration_ms: attempt.durationMs,
+      status_code: attempt.statusCode,
+      error: attempt.error,
+      response_excerpt: attempt.responseExcerpt,
+      next_attempt_at_ms: attempt.nextAttemptAtMs,
+    })
+    .onConflict((oc) => oc.columns(['message_id', 'attempt']).doNothing())
+    .execute();
+  await trx
+    .updateTable('outbox_messages')
+    .set({
+      status: update.status,
+      attempts: update.attempts,
+      next_attempt_at_ms: update.nextAttemptAtMs,
+      delivered_at_ms: update.deliveredAtMs,
+      last_error: update.lastError,
+      claimed_by: null,
+      claim_expires_at_ms: null,
+    })
+    .where('id', '=', attempt.messageId)
+    .execute();
+}
+
 /**
  * `OutboxStore` over `db` (see the file comment for how `claimDue` stays atomic). `replay` and
  * `recover` keep `attempts` (so the next attempt gets a new number in `delivery_attempts`) and
@@ -149,34 +180,13 @@ export function createOutboxQueries(db: Kysely<Database>, options: OutboxQueryOp
     },
 
     async recordAttempt(attempt: DeliveryAttemptRecord, update: OutboxAttemptUpdate): Promise<void> {
+      await db.transaction().execute((trx) => writeAttempt(trx, attempt, update));
+    },
+
+    async recordAttempts(items): Promise<void> {
+      if (items.length === 0) return;
       await db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('delivery_attempts')
-          .values({
-            message_id: attempt.messageId,
-            attempt: attempt.attempt,
-            started_at_ms: attempt.startedAtMs,
-            duration_ms: attempt.durationMs,
-            status_code: attempt.statusCode,
-            error: attempt.error,
-            response_excerpt: attempt.responseExcerpt,
-            next_attempt_at_ms: attempt.nextAttemptAtMs,
-          })
-          .onConflict((oc) => oc.columns(['message_id', 'attempt']).doNothing())
-          .execute();
-        await trx
-          .updateTable('outbox_messages')
-          .set({
-            status: update.status,
-            attempts: update.attempts,
-            next_attempt_at_ms: update.nextAttemptAtMs,
-            delivered_at_ms: update.deliveredAtMs,
-            last_error: update.lastError,
-            claimed_by: null,
-            claim_expires_at_ms: null,
-          })
-          .where('id', '=', attempt.messageId)
-          .execute();
+        for (const { attempt, update } of items) await writeAttempt(trx, attempt, update);
       });
     },
 

@@ -64,7 +64,24 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     throw error;
   }
 
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // kysely's SQLite driver prepares every query again; the bid path and the dispatcher run the
+  // same few statements thousands of times a second, so prepared statements are cached by SQL
+  // text (bounded: multi-row inserts make one text per batch size). Safe because the driver
+  // runs one query at a time on this connection and never iterates a statement lazily.
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  const database = {
+    close: () => sqlite.close(),
+    prepare(sqlText: string): BetterSqlite3.Statement {
+      let statement = statements.get(sqlText);
+      if (statement === undefined) {
+        statement = sqlite.prepare(sqlText);
+        if (statements.size >= 500) statements.clear();
+        statements.set(sqlText, statement);
+      }
+      return statement;
+    },
+  };
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   const queries = createQueryStores(db, { supportsSkipLocked: false });
   let closed = false;
 
