@@ -40,6 +40,7 @@ import { createReportScheduler } from './reporting/report-scheduler.js';
 import { createAlertRuleService } from './admin/alert-rules.js';
 import { createGroupCommitter } from './storage/group-commit.js';
 import { openStore } from './storage/open-store.js';
+import { leaderLockFor } from './storage/postgres/leader.js';
 import type { OutboxMessage, Store } from './storage/ports.js';
 import { createWebhookDispatcher } from './webhooks/dispatcher.js';
 import { createSecretBox } from './webhooks/secret-box.js';
@@ -245,6 +246,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
     emitter,
   });
+  // report.daily and alert evaluation run once across the cluster (PostgreSQL advisory locks).
+  const reportLeader = leaderLockFor(store, 'report.daily');
+  const alertLeader = leaderLockFor(store, 'alerts');
   const reportScheduler = createReportScheduler({
     store,
     counters,
@@ -253,6 +257,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     log,
     delayMs: config.reporting.reportDelayMs,
     intervalMs: config.reporting.checkIntervalMs,
+    leader: reportLeader,
   });
   const alertEvaluator = createAlertEvaluator({
     store,
@@ -263,6 +268,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     log,
     intervalMs: config.reporting.alertIntervalMs,
     minImpsForFillRate: config.reporting.alertMinImps,
+    leader: alertLeader,
   });
   const milestoneTracker = createMilestoneTracker({
     store,
@@ -326,6 +332,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await reportScheduler.stop();
       await alertEvaluator.stop();
       await milestoneTracker.stop();
+      await reportLeader.release();
+      await alertLeader.release();
       await counters.stop();
       emitter.stop();
       await webhookDispatcher.stop();

@@ -45,6 +45,11 @@ export interface AlertEvaluatorDeps {
   intervalMs?: number;
   /** Fewest imps in the window for a fill-rate rule to change state; default 1. */
   minImpsForFillRate?: number;
+  /**
+   * Cluster-wide singleton (PostgreSQL advisory lock): timer runs happen only on the leader
+   * (transitions are compare-and-set in the store anyway). Default: always leader (SQLite).
+   */
+  leader?: { isLeader(): Promise<boolean> };
 }
 
 /** One transition written by an evaluation. */
@@ -163,7 +168,9 @@ export function createAlertEvaluator(deps: AlertEvaluatorDeps): AlertEvaluator {
   };
 
   const tick = (): void => {
-    evaluateOnce().catch((error: unknown) => log.warn({ err: error }, 'alert evaluation failed; retried at the next tick'));
+    (deps.leader ? deps.leader.isLeader() : Promise.resolve(true))
+      .then((leading) => (leading ? evaluateOnce() : undefined))
+      .catch((error: unknown) => log.warn({ err: error }, 'alert evaluation failed; retried at the next tick'));
   };
 
   return {

@@ -48,6 +48,12 @@ export interface ReportSchedulerDeps {
   intervalMs?: number;
   /** Most closed days sent after downtime, counting back from the latest due one; default 7. */
   maxCatchUpDays?: number;
+  /**
+   * Cluster-wide singleton (PostgreSQL advisory lock): timer runs happen only on the leader. The
+   * store's once-per-day records already prevent duplicates; this keeps the other nodes idle.
+   * `deliver()` from the admin API is not gated. Default: always leader (SQLite, one node).
+   */
+  leader?: { isLeader(): Promise<boolean> };
 }
 
 /** The scheduler. */
@@ -140,7 +146,9 @@ export function createReportScheduler(deps: ReportSchedulerDeps): ReportSchedule
   };
 
   const tick = (): void => {
-    runOnce().catch((error: unknown) => log.warn({ err: error }, 'report.daily check failed; retried at the next tick'));
+    (deps.leader ? deps.leader.isLeader() : Promise.resolve(true))
+      .then((leading) => (leading ? runOnce() : undefined))
+      .catch((error: unknown) => log.warn({ err: error }, 'report.daily check failed; retried at the next tick'));
   };
 
   return {
