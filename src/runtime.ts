@@ -149,6 +149,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 
   /** `auction.complete` rows for an auction's winners (records and results are in the same order). */
   const auctionEvents = (commit: AuctionCommit): OutboxMessage[] => {
+    if (!emitter.wants('auction.complete', commit.publisher.id)) return [];
     const messages: OutboxMessage[] = [];
     commit.results.forEach((result, i) => {
       const record = commit.bids[i];
@@ -215,7 +216,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     log,
     rates: () => rates.get(),
     billingEvents: (notice, payload) =>
-      emitter.messagesFor(
+      !emitter.wants('billing.notice', payload.publisherId)
+        ? []
+        : emitter.messagesFor(
         billingNoticePayload({
           auctionId: payload.auctionId,
           bidId: payload.bidId,

@@ -62,6 +62,11 @@ export interface EventEmitter {
    * @param publisherId the publisher the event is about, or null for an exchange-wide event.
    */
   messagesFor(payload: EventPayload, publisherId: string | null, options?: MessagesForOptions): OutboxMessage[];
+  /**
+   * True when at least one enabled endpoint receives `kind` events about `publisherId` (same rules
+   * as `messagesFor`): lets the bid path skip building payloads nobody subscribed to.
+   */
+  wants(kind: EventPayload['event'], publisherId: string | null): boolean;
 }
 
 /** An endpoint as routing needs it. */
@@ -178,6 +183,16 @@ export function createEventEmitter(deps: EventEmitterDeps): EventEmitter {
         out.push(message(ids.next('msg'), route.id, kind, body, publisherId, nowMs));
       }
       return out ?? [];
+    },
+    wants(kind, publisherId) {
+      for (let i = 0; i < routes.length; i++) {
+        const route = routes[i]!;
+        if (!route.enabled) continue;
+        if (route.kinds !== null && !route.kinds.has(kind)) continue;
+        if (route.publisherId !== null && route.publisherId !== publisherId) continue;
+        return true;
+      }
+      return false;
     },
   };
 }
