@@ -111,11 +111,21 @@ describe('overload: shed with 204 at once, never late, never 5xx; 503 only when 
       const held = lagged.bid({ ...request, id: 'hold', tmax: 1000 });
       await vi.waitFor(() => expect(partner.requests.some((r) => isHold(r.body))).toBe(true), { timeout: 2000, interval: 5 });
       // Block the shared event loop (the exchange runs in this process) well past the threshold.
-      const until = performance.now() + 300;
-      while (performance.now() < until) {
-        // busy wait: this is the lag under test
+      // The shedder samples the delay every 200 ms; when a block falls across a sampling edge in
+      // a busy test run it may be seen late, so the stimulus is repeated (at most 3 times).
+      let shedSeen = false;
+      for (let attempt = 0; attempt < 3 && !shedSeen; attempt++) {
+        const until = performance.now() + 300;
+        while (performance.now() < until) {
+          // busy wait: this is the lag under test
+        }
+        const end = performance.now() + 500;
+        while (!shedSeen && performance.now() < end) {
+          shedSeen = (await lagged.bid(request)).status === 204;
+          if (!shedSeen) await new Promise((r) => setTimeout(r, 10));
+        }
       }
-      await vi.waitFor(async () => expect((await lagged.bid(request)).status).toBe(204), { timeout: 600, interval: 10 });
+      expect(shedSeen).toBe(true);
       expect(sumOf(await scrape(lagged.url), 'adx_requests_shed_total', { reason: 'event_loop_delay' })).toBeGreaterThan(before);
       expect((await held).status).toBe(204); // the held request ends at its deadline, a no-bid
       // With the lag gone, requests are accepted again.
