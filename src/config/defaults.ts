@@ -39,7 +39,8 @@ export const defaults = {
   },
   overload: {
     maxInFlight: 2000,
-    maxEventLoopDelayMs: 50,
+    // p99 event-loop delay at which a 100 ms deadline is at risk (margin 20 ms + our own work).
+    maxEventLoopDelayMs: 30,
   },
   currency: {
     rates: null,
