@@ -59,7 +59,7 @@ export const defaults = {
     pollIntervalMs: 250,
     leaseMs: 30_000,
     attemptTimeoutMs: 15_000,
-    perEndpointConcurrency: 4,
+    perEndpointConcurrency: 8,
     disableAfterFailingMs: 5 * 24 * 3600 * 1000,
     rotationOverlapMs: 24 * 3600 * 1000,
   },

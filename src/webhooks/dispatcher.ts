@@ -146,6 +146,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   let wakeDuringTick = false;
   let storeFailures = 0;
   let claimsReleased = deps.releaseAllClaimsAtStart !== true;
+  /** The last claim found nothing outside endpoints excluded as busy (see claimAndStart). */
+  let idleWithExclusions = false;
 
   function scheduleTick(delayMs: number): void {
     if (state !== 'running') return;
@@ -189,6 +191,9 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     for (const [endpointId, queue] of waiting) if (queue.length > maxWaiting / 2) excluded.add(endpointId);
     const nowMs = clock.now();
     const claimed = await store.outbox.claimDue({ owner, nowMs, limit: batchSize, leaseMs, excludeEndpointIds: [...excluded] });
+    // Nothing due outside the excluded (busy) endpoints: a claim per new event would only scan
+    // their backlog again, so new-event wake-ups are ignored until a queue runs low or the poll.
+    idleWithExclusions = claimed.length === 0 && excluded.size > 0;
     if (claimed.length === 0) return false;
     const extra: string[] = [];
     for (const message of claimed) {
@@ -227,7 +232,13 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
         tasks.delete(task);
         if (state === 'running') {
           startNextWaiting(message.endpointId);
-          wake();
+          // Claim more only when this endpoint's queue runs low: while it is half full the endpoint
+          // is excluded from claims, and a claim per finished attempt would scan its backlog for
+          // nothing. Other endpoints' messages are found by the poll and by new-event wake-ups.
+          if ((waiting.get(message.endpointId)?.length ?? 0) <= maxWaiting / 2) {
+            idleWithExclusions = false;
+            wake();
+          }
         }
       });
     tasks.add(task);
@@ -383,7 +394,9 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       state = 'running';
       scheduleTick(0);
     },
-    notify: wake,
+    notify() {
+      if (!idleWithExclusions) wake();
+    },
     async stop(graceMs = 10_000) {
       if (state === 'stopped') return;
       const wasRunning = state === 'running';
