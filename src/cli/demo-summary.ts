@@ -18,6 +18,8 @@ export interface DemoTotals {
   partners: Array<{ name: string; bids: number; timeouts: number; errors: number; winNoticesReceived: number; billingNoticesReceived: number }>;
   webhooksDelivered: number;
   webhooksVerified: number;
+  /** Latency as the exchange measured it, request arrival to answer (GET /v1/stats), or null. */
+  exchangeLatencyMs: { p50: number; p99: number } | null;
   /** The report.daily the exchange would send for today (GET /v1/reports/daily), or null. */
   report: Record<string, unknown> | null;
 }
@@ -38,8 +40,12 @@ export function printSummary(t: DemoTotals, out: NodeJS.WritableStream): void {
     row(['bids', t.bids], [32]),
     row(['wins (win notices sent)', t.winNotices], [32]),
     row(['impressions (billing/pixel)', t.billingNotices], [32]),
-    row(['revenue, net (response cur)', t.revenueNet.toFixed(4)], [32]),
-    row(['latency p50 / p99 (ms)', `${t.p50Ms.toFixed(2)} / ${t.p99Ms.toFixed(2)}`], [32]),
+    row(['revenue, net (bid prices / 1000)', t.revenueNet.toFixed(4)], [32]),
+    row(['latency p50 / p99, client (ms)', `${t.p50Ms.toFixed(2)} / ${t.p99Ms.toFixed(2)}`], [32]),
+    row([
+      'latency p50 / p99, exchange (ms)',
+      t.exchangeLatencyMs ? `${t.exchangeLatencyMs.p50.toFixed(2)} / ${t.exchangeLatencyMs.p99.toFixed(2)}` : 'n/a',
+    ], [32]),
     row(['webhooks delivered / verified', `${t.webhooksDelivered} / ${t.webhooksVerified}`], [32]),
     '',
     row(['partner', 'bids', 'timeouts', 'errors', 'nurl hits', 'burl hits'], [12, 8, 9, 7, 10, 10]),

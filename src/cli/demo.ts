@@ -100,6 +100,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
       webhooksDelivered: 0,
       webhooksVerified: 0,
       report: null,
+      exchangeLatencyMs: null,
       p50Ms: 0,
       p99Ms: 0,
     };
@@ -173,6 +174,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
     totals.p99Ms = percentile(sorted, 99);
     totals.partners = await partnerStats(base, adminKey, simChildren, sims.map((s) => s.name));
     await waitForWebhooks(receiver.url, totals);
+    totals.exchangeLatencyMs = await exchangeLatency(base, adminKey);
     totals.report = await todaysReport(base, adminKey);
     await pool.close();
     return totals;
@@ -230,6 +232,17 @@ async function waitForWebhooks(receiverUrl: string, totals: DemoTotals): Promise
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+}
+
+/** p50/p99 latency as the exchange measured it (GET /v1/stats, since start), or null. */
+async function exchangeLatency(base: string, adminKey: string): Promise<{ p50: number; p99: number } | null> {
+  try {
+    const res = await httpRequest(`${base}/v1/stats`, { headers: { authorization: `Bearer ${adminKey}` } });
+    const body = (await res.body.json()) as { totals?: { latency_ms?: { p50: number; p99: number } } };
+    return body.totals?.latency_ms ?? null;
+  } catch {
+    return null;
   }
 }
 
