@@ -25,14 +25,14 @@ function capture(kind: 'postgres' | 'sqlite'): { db: Kysely<Database>; statement
 }
 
 describe('outbox claimDue SQL', () => {
-  it('is one UPDATE ... RETURNING whose subquery locks with SKIP LOCKED when the dialect supports it', async () => {
+  it('on PostgreSQL locks the due rows once in a materialized CTE with SKIP LOCKED, then updates those', async () => {
     const { db, statements } = capture('postgres');
     const outbox = createOutboxQueries(db, { supportsSkipLocked: true });
     await outbox.claimDue({ owner: 'node_a', nowMs: 1, limit: 10, leaseMs: 30_000, excludeEndpointIds: ['we_1'] });
     expect(statements).toHaveLength(1);
     const [statement = ''] = statements;
-    expect(statement).toMatch(/^update "outbox_messages" set/);
-    expect(statement).toMatch(/limit \$\d+ for update skip locked\)/);
+    expect(statement).toMatch(/^with "due" as materialized \(select "id" from "outbox_messages"/);
+    expect(statement).toMatch(/limit \$\d+ for update skip locked\) update "outbox_messages" set/);
     expect(statement).toMatch(/"endpoint_id" not in/);
     expect(statement).toMatch(/returning \*$/);
   });

@@ -13,7 +13,7 @@
  *   transaction on one pooled connection (kysely), READ COMMITTED; their idempotency rests on
  *   primary keys with `ON CONFLICT DO NOTHING`, which is race-free across nodes.
  * - Claims: `outbox.claimDue` locks due rows with `FOR UPDATE SKIP LOCKED` in a materialized CTE
- *   and updates those (`outbox-claim.ts`, replacing the shared statement, which over-claims here):
+ *   and updates those (`queries/outbox.ts` with `supportsSkipLocked`):
  *   concurrent claimers on any node pass over each other's rows, and a claim is a lease that
  *   another node takes over once `claim_expires_at_ms` has passed.
  */
@@ -25,7 +25,6 @@ import type { Database } from '../schema.js';
 import { adxPgTypes, parsePostgresUrl, quoteIdentifier } from './connection.js';
 import { createPgLeaderLock, type LeaderLock, type LeaderLockSource, type PgLeaderLockOptions } from './leader.js';
 import { postgresMigrationProvider } from './migrations/index.js';
-import { createPgClaimDue } from './outbox-claim.js';
 
 /** Options of `openPostgresStore`. */
 export interface PostgresStoreOptions {
@@ -85,9 +84,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   pool.on('error', options.onPoolError ?? (() => undefined));
 
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  const shared = createQueryStores(db, { supportsSkipLocked: true });
-  // The shared claim statement over-claims on PostgreSQL (see outbox-claim.ts): this backend's own.
-  const queries = { ...shared, outbox: { ...shared.outbox, claimDue: createPgClaimDue(db) } };
+  const queries = createQueryStores(db, { supportsSkipLocked: true });
   const leaderLocks = new Set<LeaderLock>();
   const lockNamespace = `adx:${settings.schema ?? ''}:`;
   let closed = false;

@@ -157,24 +157,41 @@ export function createOutboxQueries(db: Kysely<Database>, options: OutboxQueryOp
 
     async claimDue({ owner, nowMs, limit, leaseMs, excludeEndpointIds = [] }): Promise<OutboxMessage[]> {
       if (limit <= 0) return [];
-      const rows = await db
-        .updateTable('outbox_messages')
-        .set({ claimed_by: owner, claim_expires_at_ms: nowMs + leaseMs })
-        .where('id', 'in', (eb) =>
-          eb
-            .selectFrom('outbox_messages')
-            .select('id')
+      const due = (qb: Kysely<Database>) =>
+        qb
+          .selectFrom('outbox_messages')
+          .select('id')
+          .where(claimable(nowMs))
+          .$if(excludeEndpointIds.length > 0, (q) => q.where('endpoint_id', 'not in', excludeEndpointIds))
+          .orderBy('next_attempt_at_ms')
+          .orderBy('created_at_ms')
+          .orderBy('id')
+          .limit(limit);
+      const rows = supportsSkipLocked
+        ? // PostgreSQL, graphile-worker's shape: lock the due rows ONCE in a materialized CTE, then
+          // update exactly those. (`WHERE id IN (SELECT ... LIMIT n FOR UPDATE SKIP LOCKED)` is
+          // planned as a semi join that re-runs the locking subquery per candidate row; each re-run
+          // skips the rows already updated and answers the next ones, so it over-claims.)
+          // SKIP LOCKED passes over rows another node is locking; READ COMMITTED rechecks
+          // `claimable` before locking, so a row another node claimed meanwhile is not taken twice.
+          await db
+            .with(
+              (cte) => cte('due').materialized(),
+              () => due(db).forUpdate().skipLocked(),
+            )
+            .updateTable('outbox_messages')
+            .set({ claimed_by: owner, claim_expires_at_ms: nowMs + leaseMs })
+            .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
+            .returningAll()
+            .execute()
+        : // SQLite: one statement; the database is locked for writing while it runs.
+          await db
+            .updateTable('outbox_messages')
+            .set({ claimed_by: owner, claim_expires_at_ms: nowMs + leaseMs })
+            .where('id', 'in', () => due(db))
             .where(claimable(nowMs))
-            .$if(excludeEndpointIds.length > 0, (qb) => qb.where('endpoint_id', 'not in', excludeEndpointIds))
-            .orderBy('next_attempt_at_ms')
-            .orderBy('created_at_ms')
-            .orderBy('id')
-            .limit(limit)
-            .$if(supportsSkipLocked, (qb) => qb.forUpdate().skipLocked()),
-        )
-        .where(claimable(nowMs))
-        .returningAll()
-        .execute();
+            .returningAll()
+            .execute();
       // RETURNING promises no order.
       return rows.map(toMessage).sort(compareDue);
     },
