@@ -201,6 +201,9 @@ describe.skipIf(!url)('PostgreSQL leader lock', () => {
     );
     expect(rows).toHaveLength(1);
     await killer.query('select pg_terminate_backend($1)', [rows[0]!.pid]);
+    // pg_terminate_backend only signals the backend: its session (and lock) ends a moment later.
+    const until = Date.now() + 3000;
+    while (!(await b.isLeader()) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     expect(await b.isLeader()).toBe(true);
     expect(await a.isLeader()).toBe(false);
     await b.release();
