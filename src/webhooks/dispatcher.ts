@@ -25,15 +25,15 @@
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../observability/logger.js';
 import type { WebhookMetrics } from '../observability/webhook-metrics.js';
-import type { OutboxMessage, Store, WebhookEndpointRecord } from '../storage/ports.js';
+import { createGroupCommitter } from '../storage/group-commit.js';
+import type { DeliveryAttemptRecord, OutboxAttemptUpdate, OutboxMessage, Store, WebhookEndpointRecord } from '../storage/ports.js';
+import { buildAttemptRequest } from './attempt-request.js';
 import { createWebhookAgent, deliverOnce, type AttemptResult } from './deliver.js';
 import { createEndpointCache, type OpenedEndpoint } from './endpoint-cache.js';
+import { endpointHealthChange } from './endpoint-health.js';
 import { decideAttemptOutcome } from './outcome.js';
 import type { SecretBox } from './secret-box.js';
-import { signatureHeader } from './signer.js';
-import { createGroupCommitter } from '../storage/group-commit.js';
-import type { DeliveryAttemptRecord, OutboxAttemptUpdate } from '../storage/ports.js';
-import { checkWebhookUrl, createGuardedLookup, type ResolveAll } from './ssrf.js';
+import { createGuardedLookup, type ResolveAll } from './ssrf.js';
 
 /** Runs deliveries in the background. */
 export interface WebhookDispatcher {
@@ -87,23 +87,12 @@ export interface WebhookDispatcherDeps {
   resolveAll?: ResolveAll;
 }
 
-/** `lastSuccessAtMs` of a healthy endpoint is rewritten at most this often, ms. */
-export const LAST_SUCCESS_WRITE_INTERVAL_MS = 5_000;
+export { LAST_SUCCESS_WRITE_INTERVAL_MS } from './endpoint-health.js';
+export { deliveryUrl } from './attempt-request.js';
 /** Longest wait between polls while the store keeps failing, ms. */
 const MAX_BACKOFF_MS = 10_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/**
- * The receiver URL for an event kind: the endpoint URL's path joined with exactly one `/` to
- * `webhooks/<kind with '.' replaced by '-'>`; query string kept. DESIGN section 6, e.g.
- * `https://partner.example/hooks` + `auction.complete` -> `https://partner.example/hooks/webhooks/auction-complete`.
- * @throws TypeError when `endpointUrl` is not an absolute URL.
- */
-export function deliveryUrl(endpointUrl: string, eventKind: string): string {
-  const url = new URL(endpointUrl);
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}/webhooks/${eventKind.replaceAll('.', '-')}`;
-  return url.toString();
-}
 
 /** Builds a dispatcher; nothing runs until `start()`. See the module comment for its rules. */
 export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
@@ -330,61 +319,20 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
 
   /** Signs and POSTs one attempt; a URL the SSRF rules refuse is a failed attempt without a connection. */
   async function send(message: OutboxMessage, endpoint: OpenedEndpoint, startedAtMs: number): Promise<AttemptResult> {
-    let url: string;
-    try {
-      url = deliveryUrl(endpoint.record.url, message.eventKind);
-    } catch {
-      return { statusCode: null, retryAfter: undefined, excerpt: null, error: 'refused: the endpoint URL is not an absolute URL' };
-    }
-    const target = checkWebhookUrl(url, { allowPrivateTargets: deps.allowPrivateTargets });
-    if (!target.ok) return { statusCode: null, retryAfter: undefined, excerpt: null, error: `refused: ${target.reason}` };
-    const { record } = endpoint;
-    const secrets = [endpoint.secret];
-    if (endpoint.previousSecret !== null && record.previousSecretExpiresAtMs !== null && record.previousSecretExpiresAtMs > startedAtMs) {
-      secrets.push(endpoint.previousSecret);
-    }
-    const timestampSeconds = Math.floor(startedAtMs / 1000);
-    return deliverOnce({
-      agent,
-      url,
-      body: message.body,
-      timeoutMs: attemptTimeoutMs,
-      signal: shutdown.signal,
-      headers: {
-        authorization: `Bearer ${endpoint.apiKey}`,
-        'content-type': 'application/json',
-        'user-agent': 'adx-webhooks/1',
-        'webhook-id': message.id,
-        'webhook-timestamp': String(timestampSeconds),
-        'webhook-signature': signatureHeader(message.id, timestampSeconds, message.body, secrets),
-      },
-    });
-  }
-
-  async function saveEndpoint(id: string, patch: Partial<Omit<WebhookEndpointRecord, 'id' | 'createdAtMs'>>): Promise<void> {
-    const updated = await store.webhookEndpoints.update(id, patch);
-    if (updated !== undefined) cache.put(updated);
+    const request = buildAttemptRequest(message, endpoint, startedAtMs, deps.allowPrivateTargets);
+    if ('refused' in request) return { statusCode: null, retryAfter: undefined, excerpt: null, error: `refused: ${request.refused}` };
+    return deliverOnce({ agent, url: request.url, body: message.body, timeoutMs: attemptTimeoutMs, signal: shutdown.signal, headers: request.headers });
   }
 
   async function updateEndpointHealth(record: WebhookEndpointRecord, outcome: string, nowMs: number): Promise<void> {
-    if (outcome === 'delivered') {
-      const stale = record.lastSuccessAtMs === null || nowMs - record.lastSuccessAtMs >= LAST_SUCCESS_WRITE_INTERVAL_MS;
-      if (record.failingSinceMs !== null || stale) await saveEndpoint(record.id, { lastSuccessAtMs: nowMs, failingSinceMs: null });
-      return;
-    }
-    if (outcome === 'gone') {
-      if (record.enabled) {
-        log.warn({ endpointId: record.id }, 'webhook endpoint answered 410 Gone: disabled');
-        await saveEndpoint(record.id, { enabled: false, disabledReason: 'gone', updatedAtMs: nowMs });
-      }
-      return;
-    }
-    if (record.failingSinceMs === null) {
-      await saveEndpoint(record.id, { failingSinceMs: nowMs });
-    } else if (record.enabled && nowMs - record.failingSinceMs > disableAfterFailingMs) {
+    const change = endpointHealthChange(record, outcome, nowMs, disableAfterFailingMs);
+    if (!change) return;
+    if (change.disabled === 'gone') log.warn({ endpointId: record.id }, 'webhook endpoint answered 410 Gone: disabled');
+    if (change.disabled === 'failing') {
       log.warn({ endpointId: record.id, failingSinceMs: record.failingSinceMs }, 'webhook endpoint failing without a success for too long: disabled');
-      await saveEndpoint(record.id, { enabled: false, disabledReason: 'failing', updatedAtMs: nowMs });
     }
+    const updated = await store.webhookEndpoints.update(record.id, change.patch);
+    if (updated !== undefined) cache.put(updated);
   }
 
   return {
