@@ -92,6 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     maxTmaxMs: config.auction.maxTmaxMs,
     browserPublisherLimiter: createRateLimiter({ perSecond: config.browser.publisherRequestsPerSecond, clock: deps.clock }),
     browserIpLimiter: createRateLimiter({ perSecond: config.browser.ipRequestsPerSecond, clock: deps.clock }),
+    keyLimiter: createRateLimiter({ perSecond: config.browser.keyRequestsPerSecond, clock: deps.clock }),
     storeHealthy: () => deps.storeHealth.healthy(),
     stats: deps.stats,
   });

@@ -49,6 +49,7 @@ export const defaults = {
     bidderCodes: ['adx'],
   },
   browser: {
+    keyRequestsPerSecond: 0, // Bearer clients: no limit unless the operator sets one
     publisherRequestsPerSecond: 50, // DESIGN section 2
     ipRequestsPerSecond: 20,
   },

@@ -76,6 +76,11 @@ export interface Config {
     bidderCodes: string[];
   };
   browser: {
+    /**
+     * Server-to-server (Bearer) bid requests per second per API key; 0 (default) = not limited
+     * (DESIGN section 2: Bearer clients are limited only when the operator sets a per-key limit).
+     */
+    keyRequestsPerSecond: number;
     /** Browser bid requests per second per publisher (0 = no limit). */
     publisherRequestsPerSecond: number;
     /** Browser bid requests per second per client IP, the socket address (0 = no limit). */

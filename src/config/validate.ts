@@ -52,6 +52,7 @@ export function validateConfig(config: Config): string[] {
   if (!Array.isArray(config.prebid.bidderCodes) || config.prebid.bidderCodes.some((c) => typeof c !== 'string' || c === '')) {
     problems.push('prebid.bidderCodes: must be an array of non-empty strings');
   }
+  positiveInt(problems, 'browser.keyRequestsPerSecond', config.browser.keyRequestsPerSecond, true);
   positiveInt(problems, 'browser.publisherRequestsPerSecond', config.browser.publisherRequestsPerSecond, true);
   positiveInt(problems, 'browser.ipRequestsPerSecond', config.browser.ipRequestsPerSecond, true);
   const r = config.reporting;

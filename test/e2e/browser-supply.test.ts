@@ -130,3 +130,23 @@ describe('browser rate limits', () => {
     for (let i = 0; i < 6; i++) expect((await ex.bid(prebidRequest(pub, `s${i}`))).status).toBe(204);
   });
 });
+
+describe('per-key limit for Bearer clients, when the operator sets one', () => {
+  let dsp: FakeDsp;
+  let ex: TestExchange;
+  beforeAll(async () => {
+    dsp = await startFakeDsp(() => ({ status: 204 }));
+    ex = await startTestExchange({ partners: [{ name: 'dsp', endpoint: dsp.url }], config: { browser: { keyRequestsPerSecond: 2 } } });
+  });
+  afterAll(async () => {
+    await ex?.close();
+    await dsp?.close();
+  });
+
+  it('429 with Retry-After past the key limit', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await ex.bid(prebidRequest('any', `k${i}`))).status);
+    expect(statuses.slice(0, 2)).toEqual([204, 204]);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(2);
+  });
+});

@@ -42,6 +42,8 @@ export interface BidRouteOptions {
   /** Browser supply rate limits (DESIGN section 2): per publisher and per client IP. */
   browserPublisherLimiter: RateLimiter;
   browserIpLimiter: RateLimiter;
+  /** Per-API-key limit for Bearer clients (a limiter with 0 per second lets everything through). */
+  keyLimiter: RateLimiter;
   /** False while the store cannot take writes: bid requests then answer 503 before any partner is called. */
   storeHealthy: () => boolean;
   /** Live figures for `GET /v1/stats`. */
@@ -145,12 +147,15 @@ export async function bidRoutes(app: FastifyInstance, options: BidRouteOptions):
     const key = bearerToken(request.headers.authorization);
     if (!key) throw new AdxError('unauthorized', 'send the publisher API key as Authorization: Bearer <key>');
     let publisher: PublisherRecord | undefined;
+    const keyHash = hashApiKey(key);
     try {
-      publisher = await cache.publisherByKeyHash(hashApiKey(key));
+      publisher = await cache.publisherByKeyHash(keyHash);
     } catch {
       throw new AdxError('not_ready', 'the store is unreachable');
     }
     if (!publisher) throw new AdxError('unauthorized', 'unknown API key');
+    const wait = options.keyLimiter.take(keyHash);
+    if (wait > 0) throw new AdxError('rate_limited', 'too many bid requests for this API key', { headers: { 'retry-after': String(wait) } });
     request.adxPublisher = publisher;
   });
 
