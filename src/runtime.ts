@@ -243,6 +243,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     box,
     allowPrivateTargets: config.webhooks.allowPrivateTargets,
     rotationOverlapMs: config.webhooks.rotationOverlapMs,
+    onChange: () => webhookDispatcher.endpointsChanged(),
     enqueue: async (messages) => {
       await store.outbox.enqueue(messages);
       webhookDispatcher.notify();

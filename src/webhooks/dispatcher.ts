@@ -49,6 +49,11 @@ export interface WebhookDispatcher {
   stop(graceMs?: number): Promise<void>;
   /** True between `start()` and `stop()`. */
   running(): boolean;
+  /**
+   * Forgets cached endpoints (after an admin change on this node: DESIGN section 7 wants it in
+   * effect before the call answers); the next attempt reads the store.
+   */
+  endpointsChanged(): void;
 }
 
 /** Dependencies and settings of `createWebhookDispatcher`. Durations in ms. */
@@ -372,6 +377,11 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
       await agent.destroy().catch(() => undefined);
     },
     running: () => state === 'running',
+    endpointsChanged() {
+      cache.invalidate();
+      idleWithExclusions = false;
+      wake();
+    },
   };
 }
 

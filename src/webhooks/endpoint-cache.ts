@@ -32,6 +32,8 @@ export interface EndpointCache {
   disabledIds(): Promise<string[]>;
   /** Replaces the cached record after this node updated it in the store. */
   put(record: WebhookEndpointRecord): void;
+  /** Forgets the loaded list: the next lookup reads the store (an admin change on this node). */
+  invalidate(): void;
 }
 
 /** Builds the cache; nothing is read until the first call. */
@@ -101,6 +103,9 @@ export function createEndpointCache(deps: {
     },
     put(record) {
       byId.set(record.id, open(record));
+    },
+    invalidate() {
+      loadedAtMono = Number.NEGATIVE_INFINITY;
     },
   };
 }

@@ -143,4 +143,14 @@ describe('webhooks through the exchange', () => {
     verify(deliveries[1]!);
     receiver.setRespond(() => ({ status: 200 }));
   });
+
+  it('a change through the admin API is in effect before the call answers (disable, then nothing is sent)', async () => {
+    const patched = await ex.admin('PATCH', `/v1/webhook-endpoints/${endpointId}`, { enabled: false });
+    expect(patched.status).toBe(200);
+    const before = receiver.deliveries.length;
+    expect((await ex.bid({ ...bidRequest, id: 'wh-off' })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(receiver.deliveries.length).toBe(before);
+    expect((await ex.admin('PATCH', `/v1/webhook-endpoints/${endpointId}`, { enabled: true })).status).toBe(200);
+  });
 });
