@@ -153,4 +153,23 @@ describe('webhooks through the exchange', () => {
     expect(receiver.deliveries.length).toBe(before);
     expect((await ex.admin('PATCH', `/v1/webhook-endpoints/${endpointId}`, { enabled: true })).status).toBe(200);
   });
+
+  it('report.daily goes through the same signed delivery (POST /v1/reports/daily/deliver)', async () => {
+    const created = await ex.admin('POST', '/v1/webhook-endpoints', { url: `${receiver.url}/reports`, events: ['report.daily'] });
+    expect(created.status).toBe(201);
+    const reportSecret: string = created.json().secret;
+    const date = new Date(ex.clock.now()).toISOString().slice(0, 10);
+    const deliver = await ex.admin('POST', '/v1/reports/daily/deliver', { date });
+    expect(deliver.status).toBe(202);
+    const until = Date.now() + 5000;
+    let delivery;
+    while (!(delivery = receiver.deliveries.find((d) => d.path === '/reports/webhooks/report-daily'))) {
+      if (Date.now() > until) throw new Error('report.daily not delivered');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const payload = new Webhook(reportSecret).verify(delivery.body, delivery.headers as Record<string, string>) as Record<string, unknown>;
+    expect(payload).toMatchObject({ event: 'report.daily', date, publisher_id: ex.publisherId, currency: 'USD' });
+    expect(Number(payload.requests)).toBeGreaterThanOrEqual(3);
+    expect(Number(payload.bids)).toBeGreaterThanOrEqual(3);
+  });
 });
