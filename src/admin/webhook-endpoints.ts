@@ -137,6 +137,7 @@ const MAX_DESCRIPTION_LENGTH = 500;
 
 /** Default and largest page of `deliveries`. */
 export const DEFAULT_DELIVERIES_LIMIT = 100;
+/** Most messages one `deliveries` call answers (the `limit` query parameter is capped at it). */
 export const MAX_DELIVERIES_LIMIT = 1000;
 
 const KINDS: ReadonlySet<string> = new Set(EVENT_KINDS);

@@ -4,6 +4,7 @@
  */
 import { pino, type Logger } from 'pino';
 
+/** The pino logger type used across the code base. */
 export type { Logger };
 
 /** A JSON logger at `level` writing to stdout (or `destination`). */
