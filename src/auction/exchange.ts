@@ -18,6 +18,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { CounterSink } from '../reporting/counter-sink.js';
 import type { BidRecord, DemandPartnerRecord, PublisherRecord } from '../storage/ports.js';
 import { auctionTypeOf, chooseResponseCurrency, holdAuction } from './hold-auction.js';
+import { impSizesOf, matchBidSize } from './sizes.js';
 import type { ImpAuctionResult, WinningBid } from './types.js';
 
 /** What the exchange commits before answering (bid records now; outbox events later). */
@@ -76,18 +77,6 @@ const PIXEL_STYLE = 'position:absolute;left:-9999px;width:1px;height:1px;border:
 /** Escapes a URL for an HTML attribute value. */
 function attr(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-}
-
-/** The imp's one size when it has exactly one (banner w x h or a single format), else undefined. */
-function singleSize(imp: Imp | undefined): { w: number; h: number } | undefined {
-  const banner = imp?.banner;
-  if (!banner) return undefined;
-  const sizes: Array<{ w: number; h: number }> = [];
-  if (typeof banner.w === 'number' && typeof banner.h === 'number' && banner.w > 0 && banner.h > 0) sizes.push({ w: banner.w, h: banner.h });
-  for (const f of banner.format ?? []) {
-    if (typeof f.w === 'number' && typeof f.h === 'number' && f.w > 0 && f.h > 0 && !sizes.some((s) => s.w === f.w && s.h === f.h)) sizes.push({ w: f.w, h: f.h });
-  }
-  return sizes.length === 1 ? sizes[0] : undefined;
 }
 
 /** The Prebid bidder code asked for in `imp.ext.prebid.bidder` that the exchange answers to, if any. */
@@ -194,7 +183,9 @@ export function createExchange(deps: ExchangeDeps): Exchange {
         const imp = impsById.get(result.impId);
         const markup = substituteMacros(pb.bid.adm ?? '', macroValues(win));
         const pixel = `<img src="${attr(`${base}/v1/notice/impression?t=${token}`)}" width="1" height="1" alt="" style="${PIXEL_STYLE}">`;
-        const size = typeof pb.bid.w === 'number' && typeof pb.bid.h === 'number' ? { w: pb.bid.w, h: pb.bid.h } : singleSize(imp);
+        // The size the auction accepted the bid at (the bid's own, or the imp's only size).
+        const matched = imp ? matchBidSize(pb.bid, impSizesOf(imp)) : null;
+        const size = matched !== null && matched !== 'unknown' ? matched : undefined;
         const bid: Bid = {
           id: bidId,
           impid: result.impId,
