@@ -50,6 +50,9 @@ export async function serve(overrides: Partial<Record<string, string>> = {}): Pr
       log.info({ publisher_id: p.id, name: p.name }, 'seed publisher created');
       process.stdout.write(`publisher ${p.name} (${p.id}) API key: ${p.apiKey}\n`);
     }
+    for (const p of seeded.existingPublishers) {
+      process.stdout.write(`publisher ${p.name} (${p.id})${p.apiKey ? ` API key: ${p.apiKey}` : ''}\n`);
+    }
     for (const s of seeded.simulators) log.info({ partner: s.name, url: s.url }, 'simulated DSP started');
   }
   const url = await runtime.start();

@@ -12,6 +12,8 @@ import type { SeedConfig } from './types.js';
 /** What applying the seed did: API keys of publishers it created (shown once), simulators it started. */
 export interface SeedResult {
   createdPublishers: Array<{ id: string; name: string; apiKey: string }>;
+  /** Seeded publishers that already existed (their key is the seed's `api_key`, when it names one). */
+  existingPublishers: Array<{ id: string; name: string; apiKey: string | undefined }>;
   simulators: Array<{ name: string; url: string; close(): Promise<void> }>;
 }
 
@@ -21,11 +23,15 @@ export type StartSimulator = (name: string, options: Record<string, unknown>) =>
 /** Applies `seed` to `store`. @throws when the store fails (the caller stops the start). */
 export async function applySeed(deps: { store: Store; clock: Clock; ids: IdGenerator; seed: SeedConfig; startSimulator?: StartSimulator }): Promise<SeedResult> {
   const { store, clock, ids, seed } = deps;
-  const result: SeedResult = { createdPublishers: [], simulators: [] };
+  const result: SeedResult = { createdPublishers: [], existingPublishers: [], simulators: [] };
   const now = clock.now();
   const existingPublishers = await store.publishers.list();
   for (const p of seed.publishers ?? []) {
-    if (existingPublishers.some((e) => e.name === p.name)) continue;
+    const existing = existingPublishers.find((e) => e.name === p.name);
+    if (existing) {
+      result.existingPublishers.push({ id: existing.id, name: existing.name, apiKey: p.api_key });
+      continue;
+    }
     const apiKey = p.api_key ?? generateApiKey();
     const id = ids.next('pub');
     await store.publishers.create(
