@@ -124,6 +124,21 @@ describe('event emitter', () => {
     expect(await store.outbox.get(messages[0]!.id)).toMatchObject({ body, status: 'pending' });
   });
 
+  it('wants() answers whether any enabled endpoint receives a kind for a publisher, as messagesFor routes', async () => {
+    await emitter.refresh();
+    expect(emitter.wants('auction.complete', 'pub_a')).toBe(false);
+    await store.webhookEndpoints.create(endpoint('ep_billing_b', { events: ['billing.notice'], publisherId: 'pub_b' }));
+    await store.webhookEndpoints.create(endpoint('ep_off', { enabled: false }));
+    await emitter.refresh();
+    expect(emitter.wants('auction.complete', 'pub_a')).toBe(false);
+    expect(emitter.wants('billing.notice', 'pub_a')).toBe(false);
+    expect(emitter.wants('billing.notice', 'pub_b')).toBe(true);
+    await store.webhookEndpoints.create(endpoint('ep_all_global'));
+    await emitter.refresh();
+    expect(emitter.wants('auction.complete', 'pub_a')).toBe(true);
+    expect(emitter.wants('auction.complete', null)).toBe(true);
+  });
+
   it('sends webhook.test only to onlyEndpointId, whatever it subscribes to, never to a disabled one', async () => {
     await store.webhookEndpoints.create(endpoint('ep_all'));
     await store.webhookEndpoints.create(endpoint('ep_auction', { events: ['auction.complete'], publisherId: 'pub_b' }));

@@ -1,6 +1,7 @@
 /**
  * Per-key request rate limits for browser supply (DESIGN section 2): a token bucket per key
- * (publisher id, client IP) refilled at `perSecond` with a burst of `perSecond`, on the injected
+ * (publisher id, client IP) refilled at `perSecond` with a burst of `perSecond` (at least 1, so a
+ * fractional limit such as 0.5 per second still lets one request through), on the injected
  * clock. `perSecond` 0 turns a limit off. Keys idle for a minute are forgotten, so the map stays
  * bounded by the active keys.
  */
@@ -15,6 +16,7 @@ export interface RateLimiter {
 /** Creates a limiter allowing `perSecond` requests per key and second (0 = unlimited). */
 export function createRateLimiter(options: { perSecond: number; clock: Clock }): RateLimiter {
   const { perSecond, clock } = options;
+  const burst = Math.max(1, perSecond);
   const buckets = new Map<string, { tokens: number; atMs: number }>();
   let lastSweepMs = clock.monotonicMs();
   return {
@@ -27,10 +29,10 @@ export function createRateLimiter(options: { perSecond: number; clock: Clock }):
       }
       let bucket = buckets.get(key);
       if (!bucket) {
-        bucket = { tokens: perSecond, atMs: now };
+        bucket = { tokens: burst, atMs: now };
         buckets.set(key, bucket);
       } else {
-        bucket.tokens = Math.min(perSecond, bucket.tokens + ((now - bucket.atMs) / 1000) * perSecond);
+        bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.atMs) / 1000) * perSecond);
         bucket.atMs = now;
       }
       if (bucket.tokens >= 1) {
