@@ -14,6 +14,7 @@
  * on the stored state (`ReportingStore.transitionAlert`), so state survives restarts and two nodes
  * evaluating the same rule emit once.
  */
+import { createPeriodicTask } from './periodic-task.js';
 import type { Clock } from '../domain/clock.js';
 import type { IdGenerator } from '../domain/ids.js';
 import type { EventEmitter } from '../events/emitter.js';
@@ -93,8 +94,6 @@ export function createAlertEvaluator(deps: AlertEvaluatorDeps): AlertEvaluator {
   const minImps = deps.minImpsForFillRate ?? DEFAULT_MIN_IMPS_FOR_FILL_RATE;
   if (!(intervalMs > 0) || !(minImps >= 0)) throw new Error('alert evaluator: intervalMs > 0 and minImpsForFillRate >= 0');
 
-  let timer: NodeJS.Timeout | undefined;
-  let inProgress: Promise<AlertTransition[]> | undefined;
 
   const measure = (rule: AlertRuleRecord, rows: CounterTotals[]): Measurement => {
     const sum = zeroTotals(rule.publisherId ?? '*');
@@ -159,31 +158,17 @@ export function createAlertEvaluator(deps: AlertEvaluatorDeps): AlertEvaluator {
     return written;
   };
 
-  const evaluateOnce = (): Promise<AlertTransition[]> => {
-    if (inProgress) return inProgress;
-    inProgress = evaluate().finally(() => {
-      inProgress = undefined;
-    });
-    return inProgress;
-  };
-
-  const tick = (): void => {
-    (deps.leader ? deps.leader.isLeader() : Promise.resolve(true))
-      .then((leading) => (leading ? evaluateOnce() : undefined))
-      .catch((error: unknown) => log.warn({ err: error }, 'alert evaluation failed; retried at the next tick'));
-  };
+  const task = createPeriodicTask({
+    run: evaluate,
+    intervalMs,
+    log,
+    what: 'alert evaluation',
+    leader: deps.leader,
+  });
 
   return {
-    start() {
-      if (timer) return;
-      timer = setInterval(tick, intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      await inProgress?.catch(() => undefined);
-    },
-    evaluateOnce,
+    start: task.start,
+    stop: task.stop,
+    evaluateOnce: task.runOnce,
   };
 }

@@ -8,7 +8,7 @@
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../observability/logger.js';
 import type { CounterDelta, Store } from '../storage/ports.js';
-import type { CounterFields, CounterSink } from './counter-sink.js';
+import { addCounterFields, zeroCounterFields, type CounterFields, type CounterSink } from './counter-sink.js';
 
 /** Dependencies of `createCounterAggregator`. */
 export interface CounterAggregatorDeps {
@@ -55,30 +55,7 @@ export function minuteStartOf(atMs: number): number {
 }
 
 function emptyDelta(publisherId: string, minuteStartMs: number): CounterDelta {
-  return {
-    publisherId,
-    minuteStartMs,
-    requests: 0,
-    imps: 0,
-    impsFilled: 0,
-    bids: 0,
-    wins: 0,
-    impressions: 0,
-    revenueGrossMicros: 0,
-    revenueNetMicros: 0,
-  };
-}
-
-/** Adds the counted fields of `from` into `into`. */
-function addInto(into: CounterDelta, from: Partial<CounterFields>): void {
-  if (from.requests) into.requests += from.requests;
-  if (from.imps) into.imps += from.imps;
-  if (from.impsFilled) into.impsFilled += from.impsFilled;
-  if (from.bids) into.bids += from.bids;
-  if (from.wins) into.wins += from.wins;
-  if (from.impressions) into.impressions += from.impressions;
-  if (from.revenueGrossMicros) into.revenueGrossMicros += from.revenueGrossMicros;
-  if (from.revenueNetMicros) into.revenueNetMicros += from.revenueNetMicros;
+  return { publisherId, minuteStartMs, ...zeroCounterFields() };
 }
 
 type Buckets = Map<string, CounterDelta>;
@@ -94,7 +71,7 @@ function mergeInto(buckets: Buckets, delta: CounterDelta): void {
     bucket = emptyDelta(delta.publisherId, delta.minuteStartMs);
     buckets.set(key, bucket);
   }
-  addInto(bucket, delta);
+  addCounterFields(bucket, delta);
 }
 
 /** Creates the aggregator; it does nothing until `add`, `flush` or `start` is called. */
@@ -140,7 +117,7 @@ export function createCounterAggregator(deps: CounterAggregatorDeps): CounterAgg
         bucket = emptyDelta(publisherId, minuteStartMs);
         buckets.set(key, bucket);
       }
-      addInto(bucket, fields);
+      addCounterFields(bucket, fields);
     },
 
     flush,

@@ -12,6 +12,7 @@
  * pending deltas. Counts flushed into a minute after it settled (a store outage longer than that)
  * are seen by the next tracker built (a restart), not by this one.
  */
+import { createPeriodicTask } from './periodic-task.js';
 import type { Clock } from '../domain/clock.js';
 import { toMicros, type Micros } from '../domain/money.js';
 import type { EventEmitter } from '../events/emitter.js';
@@ -90,8 +91,6 @@ export function createMilestoneTracker(deps: MilestoneTrackerDeps): MilestoneTra
   let settledUntilMs = 0;
   /** `${publisherId}\0${milestone}` of milestones known reached; loaded on the first check. */
   let reached: Set<string> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let inProgress: Promise<MilestoneRecord[]> | undefined;
 
   const key = (publisherId: string, milestone: Micros): string => `${publisherId}\u0000${milestone}`;
 
@@ -133,29 +132,16 @@ export function createMilestoneTracker(deps: MilestoneTrackerDeps): MilestoneTra
     return inserted;
   };
 
-  const checkOnce = (): Promise<MilestoneRecord[]> => {
-    if (inProgress) return inProgress;
-    inProgress = check().finally(() => {
-      inProgress = undefined;
-    });
-    return inProgress;
-  };
-
-  const tick = (): void => {
-    checkOnce().catch((error: unknown) => log.warn({ err: error }, 'revenue milestone check failed; retried at the next tick'));
-  };
+  const task = createPeriodicTask({
+    run: check,
+    intervalMs,
+    log,
+    what: 'revenue milestone check',
+  });
 
   return {
-    start() {
-      if (timer) return;
-      timer = setInterval(tick, intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      await inProgress?.catch(() => undefined);
-    },
-    checkOnce,
+    start: task.start,
+    stop: task.stop,
+    checkOnce: task.runOnce,
   };
 }

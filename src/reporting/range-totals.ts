@@ -6,6 +6,7 @@
  */
 import type { CounterStore, CounterTotals, CounterDelta } from '../storage/ports.js';
 import type { CounterAggregator } from './counters.js';
+import { addCounterFields, zeroCounterFields } from './counter-sink.js';
 
 /** The part of the counter aggregator that reports read. */
 export type PendingCounters = Pick<CounterAggregator, 'readWithPending'>;
@@ -18,19 +19,12 @@ export interface RangeTotalsDeps {
 
 /** A zero total of `publisherId`. */
 export function zeroTotals(publisherId: string): CounterTotals {
-  return { publisherId, requests: 0, imps: 0, impsFilled: 0, bids: 0, wins: 0, impressions: 0, revenueGrossMicros: 0, revenueNetMicros: 0 };
+  return { publisherId, ...zeroCounterFields() };
 }
 
 /** Adds the counted fields of `from` into `into`. */
 export function addTotals(into: CounterTotals, from: Omit<CounterTotals, 'publisherId'>): void {
-  into.requests += from.requests;
-  into.imps += from.imps;
-  into.impsFilled += from.impsFilled;
-  into.bids += from.bids;
-  into.wins += from.wins;
-  into.impressions += from.impressions;
-  into.revenueGrossMicros += from.revenueGrossMicros;
-  into.revenueNetMicros += from.revenueNetMicros;
+  addCounterFields(into, from);
 }
 
 /**

@@ -15,6 +15,7 @@
  * `deliver(date)` (the admin API) sends a day's reports again, or today's so far, whatever the
  * record says, and records nothing: the scheduled send of a day still happens at its close.
  */
+import { createPeriodicTask } from './periodic-task.js';
 import type { Clock } from '../domain/clock.js';
 import type { EventEmitter } from '../events/emitter.js';
 import type { Logger } from '../observability/logger.js';
@@ -87,8 +88,6 @@ export function createReportScheduler(deps: ReportSchedulerDeps): ReportSchedule
   const maxCatchUpDays = deps.maxCatchUpDays ?? DEFAULT_MAX_CATCH_UP_DAYS;
   if (!(delayMs >= 0) || !(intervalMs > 0) || !(maxCatchUpDays >= 1)) throw new Error('report scheduler: delayMs >= 0, intervalMs > 0, maxCatchUpDays >= 1');
 
-  let timer: NodeJS.Timeout | undefined;
-  let inProgress: Promise<number> | undefined;
 
   const report = (date: string, publisherId?: string): Promise<DailyReport[]> => computeDailyReports({ store, counters, date, publisherId });
 
@@ -137,35 +136,19 @@ export function createReportScheduler(deps: ReportSchedulerDeps): ReportSchedule
     return sent;
   };
 
-  const runOnce = (): Promise<number> => {
-    if (inProgress) return inProgress;
-    inProgress = check().finally(() => {
-      inProgress = undefined;
-    });
-    return inProgress;
-  };
-
-  const tick = (): void => {
-    (deps.leader ? deps.leader.isLeader() : Promise.resolve(true))
-      .then((leading) => (leading ? runOnce() : undefined))
-      .catch((error: unknown) => log.warn({ err: error }, 'report.daily check failed; retried at the next tick'));
-  };
+  const task = createPeriodicTask({
+    run: check,
+    intervalMs,
+    log,
+    what: 'report.daily check',
+    leader: deps.leader,
+    runAtStart: true,
+  });
 
   return {
-    start() {
-      if (timer) return;
-      timer = setInterval(tick, intervalMs);
-      timer.unref();
-      tick();
-    },
-
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      await inProgress?.catch(() => undefined);
-    },
-
-    runOnce,
+    start: task.start,
+    stop: task.stop,
+    runOnce: task.runOnce,
 
     async deliver(date) {
       requireUtcDate(date);
