@@ -35,7 +35,7 @@ import { createCounterAggregator } from './reporting/counters.js';
 import type { CounterSink } from './reporting/counter-sink.js';
 import { createAlertEvaluator } from './reporting/alerts.js';
 import { createLiveStats } from './reporting/live-stats.js';
-import { createMilestoneTracker } from './reporting/milestones.js';
+import { milestoneEvents } from './reporting/milestones.js';
 import { createReportScheduler } from './reporting/report-scheduler.js';
 import { createAlertRuleService } from './admin/alert-rules.js';
 import { createGroupCommitter } from './storage/group-commit.js';
@@ -203,7 +203,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     rates: () => rates.get(),
     publicUrl: config.server.publicUrl,
     takeRate: config.auction.takeRate,
-    defaultAuctionType: config.auction.defaultAuctionType,
     prebidBidderCodes: config.prebid.bidderCodes,
   });
   const notices = createNoticeService({
@@ -231,6 +230,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         }),
         payload.publisherId,
       ),
+    milestones: milestoneEvents(config.reporting.revenueMilestones.map((amount) => toMicros(amount)), emitter),
     onEventsStored: () => webhookDispatcher.notify(),
   });
   const onChange = () => cache.invalidate();
@@ -273,15 +273,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     intervalMs: config.reporting.alertIntervalMs,
     minImpsForFillRate: config.reporting.alertMinImps,
     leader: alertLeader,
-  });
-  const milestoneTracker = createMilestoneTracker({
-    store,
-    counters,
-    emitter,
-    clock,
-    log,
-    milestonesMicros: config.reporting.revenueMilestones.map((amount) => toMicros(amount)),
-    intervalMs: config.reporting.checkIntervalMs,
   });
   const alertRules = createAlertRuleService({ store, clock, ids });
   const shedder = createLoadShedder({ maxInFlight: config.overload.maxInFlight, maxEventLoopDelayMs: config.overload.maxEventLoopDelayMs });
@@ -331,7 +322,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       webhookDispatcher.start();
       reportScheduler.start();
       alertEvaluator.start();
-      milestoneTracker.start();
       return app.listen({ port: config.server.port, host: config.server.host });
     },
     async close() {
@@ -344,7 +334,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await committer.close();
       await reportScheduler.stop();
       await alertEvaluator.stop();
-      await milestoneTracker.stop();
       await reportLeader.release();
       await alertLeader.release();
       await counters.stop();

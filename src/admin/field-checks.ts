@@ -74,6 +74,26 @@ export function checkPositiveInteger(value: unknown, field: string, errors: Fiel
   return value;
 }
 
+/** Largest CPM the admin API takes for a price (USD): keeps micros far inside safe integers. */
+export const MAX_PRICE_CPM = 1_000_000;
+
+/**
+ * A CPM price (USD) as the admin API takes it: a finite number in [0, {@link MAX_PRICE_CPM}] with
+ * at most 6 decimals (whole micros). Answers USD micros; else an error is recorded.
+ */
+export function checkCpmMicros(value: unknown, field: string, errors: FieldErrors): number | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_PRICE_CPM) {
+    errors.add(field, `must be a CPM in USD between 0 and ${MAX_PRICE_CPM}`);
+    return undefined;
+  }
+  const micros = Math.round(value * 1_000_000);
+  if (Math.abs(micros - value * 1_000_000) > 1e-6 * Math.max(1, value * 1_000_000)) {
+    errors.add(field, 'must have at most 6 decimals');
+    return undefined;
+  }
+  return micros;
+}
+
 /**
  * A host name as an `Origin` header carries it, without scheme, port or path: labels of letters,
  * digits, `-` and `_` separated by dots (IPv4 literals pass). Lower-cased so comparisons with the

@@ -10,13 +10,15 @@
  *   duplicates. `browser_access: true` with no `domains` is accepted (every browser request then
  *   gets 403 until a domain is added).
  * - Unknown input fields are ignored; a field given as `undefined` counts as absent.
+ * - `auction_type` is 1 (first price, the default) or 2 (second price plus); `reserve_price` is a
+ *   CPM in USD with at most 6 decimals (whole micros), 0 by default (DESIGN section 4).
  */
 import type { Clock } from '../domain/clock.js';
 import { AdxError } from '../domain/errors.js';
 import type { IdGenerator } from '../domain/ids.js';
 import type { ApiKeyRecord, PublisherRecord, Store } from '../storage/ports.js';
 import { generateApiKey, hashApiKey, keyPrefix } from './api-keys.js';
-import { FieldErrors, checkBoolean, checkName, normalizeHostName, requireObject } from './field-checks.js';
+import { FieldErrors, checkBoolean, checkCpmMicros, checkName, normalizeHostName, requireObject } from './field-checks.js';
 
 /** Fields a client sets on a publisher (snake_case, as in the admin API's JSON). */
 export interface PublisherInput {
@@ -27,6 +29,10 @@ export interface PublisherInput {
   domains?: string[];
   /** Whether browser (keyless) requests are accepted; default false. */
   browser_access?: boolean;
+  /** Auction type when the request's `at` is not 1 or 2: 1 first price (default), 2 second price plus. */
+  auction_type?: 1 | 2;
+  /** Reserve price, CPM in USD (default 0): a floor under every imp of the publisher. */
+  reserve_price?: number;
 }
 
 /** A partial update: only the fields present change. `name` cannot be cleared. */
@@ -86,6 +92,8 @@ interface PublisherFields {
   domain?: string | null;
   domains?: string[];
   browserAccess?: boolean;
+  auctionType?: 1 | 2;
+  reservePriceMicros?: number;
 }
 
 /** Checks the fields present in `input`; `requireName` for creation. */
@@ -115,6 +123,11 @@ function checkPublisherFields(input: unknown, requireName: boolean, what: string
     }
   }
   if (body.browser_access !== undefined) fields.browserAccess = checkBoolean(body.browser_access, 'browser_access', errors);
+  if (body.auction_type !== undefined) {
+    if (body.auction_type === 1 || body.auction_type === 2) fields.auctionType = body.auction_type;
+    else errors.add('auction_type', 'must be 1 (first price) or 2 (second price plus)');
+  }
+  if (body.reserve_price !== undefined) fields.reservePriceMicros = checkCpmMicros(body.reserve_price, 'reserve_price', errors);
   errors.throwIfAny(what);
   return fields;
 }
@@ -168,6 +181,8 @@ export function createPublisherService(deps: PublisherServiceDeps): PublisherSer
         domain: fields.domain ?? null,
         domains: fields.domains ?? [],
         browserAccess: fields.browserAccess ?? false,
+        auctionType: fields.auctionType ?? 1,
+        reservePriceMicros: fields.reservePriceMicros ?? 0,
         createdAtMs: nowMs,
         updatedAtMs: nowMs,
       };

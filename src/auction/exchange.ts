@@ -18,6 +18,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { CounterSink } from '../reporting/counter-sink.js';
 import type { BidRecord, DemandPartnerRecord, PublisherRecord } from '../storage/ports.js';
 import { auctionTypeOf, chooseResponseCurrency, holdAuction } from './hold-auction.js';
+import { applyReserve } from './reserve.js';
 import { impSizesOf, matchBidSize } from './sizes.js';
 import type { ImpAuctionResult, WinningBid } from './types.js';
 
@@ -49,7 +50,6 @@ export interface ExchangeDeps {
   /** Base of notice URLs (`ADX_PUBLIC_URL`, no trailing slash). */
   publicUrl: string;
   takeRate: number;
-  defaultAuctionType: 1 | 2;
   /** Bidder codes Prebid.js may ask for (`prebid.bidderCodes`, DESIGN section 2 browser supply). */
   prebidBidderCodes: string[];
 }
@@ -140,15 +140,17 @@ export function createExchange(deps: ExchangeDeps): Exchange {
       const partners = (await deps.partners()).filter((p) => p.enabled);
       if (partners.length === 0) return { response: null, calls: [] };
 
-      const { bids, calls } = await deps.dispatcher.dispatch(request, partners, { publisherId: publisher.id, deadlineMonoMs });
+      // Floors raised to the publisher's reserve: what partners are offered and the auction holds bids to.
+      const offered = applyReserve(request, publisher.reservePriceMicros, deps.rates());
+      const { bids, calls } = await deps.dispatcher.dispatch(offered, partners, { publisherId: publisher.id, deadlineMonoMs });
       if (bids.length === 0) return { response: null, calls };
 
       const rates = deps.rates();
       const responseCurrency = chooseResponseCurrency(request, rates);
       const outcome = holdAuction({
-        request,
+        request: offered,
         bids,
-        auctionType: auctionTypeOf(request, deps.defaultAuctionType),
+        auctionType: auctionTypeOf(request, publisher.auctionType),
         takeRate: deps.takeRate,
         responseCurrency,
         rates,

@@ -32,9 +32,9 @@ export function chooseResponseCurrency(request: BidRequest, rates: CurrencyConve
 }
 
 /**
- * The auction type (OpenRTB 2.5 section 3.2.1 `at`): request `at` 1 gives 1 (first price), 2
- * gives 2 (second price plus); anything else (absent, exchange-specific values > 500, junk)
- * gives `defaultType` (config `auction.defaultAuctionType`).
+ * The auction type (OpenRTB 2.5 section 3.2.1 `at`; DESIGN section 4): request `at` 1 gives 1
+ * (first price), 2 gives 2 (second price plus); anything else (absent, exchange-specific values
+ * > 500, junk) gives `defaultType`, the publisher's `auction_type` (default 1).
  */
 export function auctionTypeOf(request: BidRequest, defaultType: 1 | 2): 1 | 2 {
   const at: unknown = request.at;

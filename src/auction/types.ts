@@ -15,7 +15,7 @@ export interface AuctionInput {
   request: BidRequest;
   /** Bids from every partner, any order; `arrivalSeq` breaks ties. */
   bids: PartnerBid[];
-  /** Auction type: 1 first price, 2 second price plus (request `at`, else the config default). */
+  /** Auction type: 1 first price, 2 second price plus (request `at`, else the publisher's `auction_type`). */
   auctionType: 1 | 2;
   /** Exchange take rate in [0, 1). */
   takeRate: number;

@@ -26,7 +26,6 @@ export const defaults = {
     maxTmaxMs: 1000,
     tmaxMarginMs: 20,
     takeRate: 0,
-    defaultAuctionType: 2,
   },
   demand: {
     maxResponseBytes: 1024 * 1024, // DESIGN section 5

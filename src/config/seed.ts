@@ -6,6 +6,7 @@
 import { generateApiKey, hashApiKey, keyPrefix } from '../admin/api-keys.js';
 import type { Clock } from '../domain/clock.js';
 import type { IdGenerator } from '../domain/ids.js';
+import { toMicros } from '../domain/money.js';
 import type { Store } from '../storage/ports.js';
 import type { SeedConfig } from './types.js';
 
@@ -35,7 +36,17 @@ export async function applySeed(deps: { store: Store; clock: Clock; ids: IdGener
     const apiKey = p.api_key ?? generateApiKey();
     const id = ids.next('pub');
     await store.publishers.create(
-      { id, name: p.name, domain: p.domain ?? null, domains: p.domains ?? [], browserAccess: p.browser_access ?? false, createdAtMs: now, updatedAtMs: now },
+      {
+        id,
+        name: p.name,
+        domain: p.domain ?? null,
+        domains: p.domains ?? [],
+        browserAccess: p.browser_access ?? false,
+        auctionType: p.auction_type ?? 1,
+        reservePriceMicros: toMicros(p.reserve_price ?? 0),
+        createdAtMs: now,
+        updatedAtMs: now,
+      },
       { id: ids.next('key'), publisherId: id, keyHash: hashApiKey(apiKey), prefix: keyPrefix(apiKey), createdAtMs: now, expiresAtMs: null },
     );
     result.createdPublishers.push({ id, name: p.name, apiKey });

@@ -44,8 +44,6 @@ export interface Config {
     tmaxMarginMs: number;
     /** Exchange take rate in [0, 1): publisher price = clearing x (1 - takeRate). */
     takeRate: number;
-    /** Default auction type when the request has no `at`: 1 first price, 2 second price plus. */
-    defaultAuctionType: 1 | 2;
   };
   demand: {
     /** A partner response larger than this many bytes is dropped. */
@@ -113,7 +111,7 @@ export interface Config {
     revenueMilestones: number[];
     /** Wait after a UTC day closes before its report.daily goes out, ms. */
     reportDelayMs: number;
-    /** How often the report scheduler and the milestone tracker check, ms. */
+    /** How often the report scheduler checks for closed UTC days, ms. */
     checkIntervalMs: number;
   };
   log: {
@@ -126,7 +124,17 @@ export interface Config {
 
 /** Seed data (the bundled demo seed, or an operator's `ADX_CONFIG` file's `seed` section). */
 export interface SeedConfig {
-  publishers: Array<{ name: string; domain?: string; domains?: string[]; browser_access?: boolean; api_key?: string }>;
+  publishers: Array<{
+    name: string;
+    domain?: string;
+    domains?: string[];
+    browser_access?: boolean;
+    api_key?: string;
+    /** 1 first price (default), 2 second price plus (DESIGN section 4). */
+    auction_type?: 1 | 2;
+    /** Reserve price, CPM in USD (default 0). */
+    reserve_price?: number;
+  }>;
   demand_partners: Array<{
     name: string;
     endpoint?: string;

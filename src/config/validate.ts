@@ -33,7 +33,9 @@ export function validateConfig(config: Config): string[] {
   positiveInt(problems, 'auction.tmaxMarginMs', config.auction.tmaxMarginMs, true);
   const take = config.auction.takeRate;
   if (typeof take !== 'number' || !(take >= 0 && take < 1)) problems.push(`auction.takeRate: must be a number in [0, 1), got ${JSON.stringify(take)}`);
-  if (config.auction.defaultAuctionType !== 1 && config.auction.defaultAuctionType !== 2) problems.push('auction.defaultAuctionType: must be 1 or 2');
+  if ((config.auction as unknown as Record<string, unknown>).defaultAuctionType !== undefined) {
+    problems.push('auction.defaultAuctionType: removed; the auction type is per publisher (auction_type, default 1 first price)');
+  }
   positiveInt(problems, 'demand.maxResponseBytes', config.demand.maxResponseBytes);
   positiveInt(problems, 'demand.connectionsPerPartner', config.demand.connectionsPerPartner);
   positiveInt(problems, 'notices.maxAgeSeconds', config.notices.maxAgeSeconds);
@@ -74,5 +76,13 @@ export function validateConfig(config: Config): string[] {
   positiveInt(problems, 'webhooks.perEndpointConcurrency', w.perEndpointConcurrency);
   positiveInt(problems, 'webhooks.disableAfterFailingMs', w.disableAfterFailingMs);
   positiveInt(problems, 'webhooks.rotationOverlapMs', w.rotationOverlapMs);
+  (config.seed?.publishers ?? []).forEach((p, i) => {
+    if (p.auction_type !== undefined && p.auction_type !== 1 && p.auction_type !== 2) {
+      problems.push(`seed.publishers[${i}].auction_type: must be 1 (first price) or 2 (second price plus)`);
+    }
+    if (p.reserve_price !== undefined && !(typeof p.reserve_price === 'number' && p.reserve_price >= 0 && p.reserve_price <= 1_000_000)) {
+      problems.push(`seed.publishers[${i}].reserve_price: must be a CPM in USD between 0 and 1000000`);
+    }
+  });
   return problems;
 }

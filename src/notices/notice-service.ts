@@ -16,7 +16,9 @@
  * - First win: `wins` +1, then the partner's own `nurl` (macros substituted) is fired.
  * - First billing or impression: `impressions` +1 and revenue (CPM / 1000 per impression, gross
  *   and net, USD micros), the partner's `burl` is fired, and `onBillable` (the `billing.notice`
- *   event) is awaited, so the event is durable before the answer goes out.
+ *   event) is awaited, so the event is durable before the answer goes out. In the ledger's own
+ *   transaction the net revenue is added to the publisher's cumulative total and every revenue
+ *   milestone it passes is recorded with its `revenue.milestone` event (at once, exactly once).
  * - The bid record (for the partner's URLs) may be missing, e.g. a token minted by another
  *   deployment sharing the secret: counting still follows the token; the partner call is skipped.
  */
@@ -26,7 +28,7 @@ import { scaleMicros, toMicros, type Micros } from '../domain/money.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { CounterSink } from '../reporting/counter-sink.js';
-import type { BidRecord, NoticeRecord, OutboxMessage, Store } from '../storage/ports.js';
+import type { BidRecord, NoticeRecord, OutboxMessage, RevenueRecognition, Store } from '../storage/ports.js';
 import { substituteMacros } from './macros.js';
 import type { PartnerNoticeKind, PartnerNotifier } from './partner-notifier.js';
 import type { NoticeTokenCodec, NoticeTokenPayload } from './types.js';
@@ -71,6 +73,13 @@ export interface NoticeServiceDeps {
    * the first billing one for its bid. `notice` is the record about to be written.
    */
   billingEvents?: (notice: NoticeRecord, payload: NoticeTokenPayload) => OutboxMessage[];
+  /**
+   * Revenue milestones (DESIGN section 6, `revenue.milestone`): the configured amounts and the
+   * outbox rows of one milestone's event. Every first billing notice adds its net revenue to the
+   * publisher's cumulative total in the store, in the ledger's transaction, and records the
+   * milestones the total passes with these rows (none configured: the total is still kept).
+   */
+  milestones?: Pick<RevenueRecognition, 'milestonesMicros' | 'messagesFor'>;
   /** Called after outbox rows were stored (wakes the webhook dispatcher). */
   onEventsStored?: () => void;
 }
@@ -181,8 +190,13 @@ export function createNoticeService(deps: NoticeServiceDeps): NoticeService {
         source: kind,
         receivedAtMs: nowMs,
       };
-      const messages = notice.kind === 'billing' && deps.billingEvents ? deps.billingEvents(notice, payload) : [];
-      const { outcome, stored } = await store.notices.record(notice, messages);
+      const billing = notice.kind === 'billing';
+      const messages = billing && deps.billingEvents ? deps.billingEvents(notice, payload) : [];
+      // Revenue of one impression is CPM / 1000, rounded to whole micros.
+      const revenue: RevenueRecognition | undefined = billing
+        ? { netMicros: scaleMicros(notice.netUsdMicros, 1, 1000), milestonesMicros: deps.milestones?.milestonesMicros ?? [], messagesFor: deps.milestones?.messagesFor ?? (() => []) }
+        : undefined;
+      const { outcome, stored, milestones } = await store.notices.record(notice, messages, revenue);
       if (outcome === 'repeat') {
         metrics.notices.inc({ kind, outcome: 'repeat' });
         return { status: 'ok', first: false, flagged: stored.priceFlagged };
@@ -206,7 +220,8 @@ export function createNoticeService(deps: NoticeServiceDeps): NoticeService {
           nowMs,
         );
         await callPartner('burl', payload, prices);
-        if (messages.length > 0) deps.onEventsStored?.();
+        if (messages.length > 0 || milestones.length > 0) deps.onEventsStored?.();
+        for (const m of milestones) log.info({ publisherId: m.publisherId, milestoneMicros: m.milestoneMicros }, 'revenue.milestone');
         if (deps.onBillable) await deps.onBillable(stored, payload);
       }
       return { status: 'ok', first: true, flagged: prices.flagged };

@@ -17,6 +17,13 @@ export interface PublisherRecord {
   /** Origins' hosts allowed for browser supply (DESIGN section 2); may be empty. */
   domains: string[];
   browserAccess: boolean;
+  /**
+   * Auction type when the request's `at` is not 1 or 2 (DESIGN section 4): 1 first price
+   * (default), 2 second price plus.
+   */
+  auctionType: 1 | 2;
+  /** Reserve price, CPM in USD micros: a floor under every imp of this publisher (0 = none). */
+  reservePriceMicros: Micros;
   createdAtMs: number;
   updatedAtMs: number;
 }
@@ -159,15 +166,42 @@ export interface BidStore {
   get(bidId: string): Promise<BidRecord | undefined>;
 }
 
+/**
+ * Revenue a billing notice recognizes and the milestones it may pass (DESIGN section 6,
+ * `revenue.milestone`: written in the transaction of the notice whose revenue passes it).
+ */
+export interface RevenueRecognition {
+  /** Net revenue of this one impression, USD micros (amount: CPM / 1000). */
+  netMicros: Micros;
+  /** Configured milestones, USD micros (amounts), any order. */
+  milestonesMicros: readonly Micros[];
+  /** The outbox rows of the `revenue.milestone` event for one milestone passed at `revenueTotalMicros`. */
+  messagesFor(milestone: MilestoneRecord, revenueTotalMicros: Micros): OutboxMessage[];
+}
+
+/** What `NoticeStore.record` did. */
+export interface NoticeRecordResult {
+  /** `first` when this call recorded the notice, `repeat` when one of its kind existed. */
+  outcome: 'first' | 'repeat';
+  /** The stored (first) record, either way. */
+  stored: NoticeRecord;
+  /** Milestones this notice's revenue passed (recorded with their events), ascending; [] for a repeat. */
+  milestones: MilestoneRecord[];
+}
+
 /** The win/billing ledger: idempotency of notices per exchange bid id. */
 export interface NoticeStore {
   /**
    * Records the notice unless one of the same kind exists for the bid. Answers `first` when
    * this call recorded it, `repeat` otherwise (the stored record is returned for either).
-   * `messages` (outbox rows of the events this notice causes, e.g. `billing.notice`) are
-   * inserted in the same transaction, and only when the outcome is `first`.
+   * Only when the outcome is `first`, and in the same transaction: `messages` (outbox rows of
+   * the events this notice causes, e.g. `billing.notice`) are inserted, and `revenue` (billing
+   * notices) is added to the publisher's cumulative net revenue, recording each milestone it
+   * passes with its outbox rows, once ever per publisher and milestone, on any node.
    */
-  record(notice: NoticeRecord, messages?: OutboxMessage[]): Promise<{ outcome: 'first' | 'repeat'; stored: NoticeRecord }>;
+  record(notice: NoticeRecord, messages?: OutboxMessage[], revenue?: RevenueRecognition): Promise<NoticeRecordResult>;
+  /** A publisher's cumulative net revenue recognized by billing notices, USD micros (0 when none). */
+  revenueTotal(publisherId: string): Promise<Micros>;
 }
 
 /** Counters per publisher per UTC minute. */
@@ -389,12 +423,6 @@ export interface ReportingStore {
   transitionAlert(expected: AlertState, next: AlertStateRecord, messages: OutboxMessage[]): Promise<boolean>;
   /** Milestones reached, of one publisher or of all. */
   listMilestones(publisherId?: string): Promise<MilestoneRecord[]>;
-  /**
-   * Inserts each entry's milestone unless (publisher, milestone) is already there, and that
-   * entry's messages only when its row was inserted; all in one transaction. Answers the
-   * milestones this call inserted.
-   */
-  recordMilestones(entries: { milestone: MilestoneRecord; messages: OutboxMessage[] }[]): Promise<MilestoneRecord[]>;
   /** Publisher ids whose report for `date` was delivered by the scheduler. */
   listReportDeliveries(date: string): Promise<string[]>;
   /**

@@ -27,7 +27,18 @@ export interface PublishersTable {
   domains: string;
   /** 0 or 1. */
   browser_access: number;
+  /** 1 first price, 2 second price plus (DESIGN section 4); default 1. */
+  auction_type: number;
+  /** Reserve price, CPM in USD micros; default 0. */
+  reserve_price_micros: DbInt;
   created_at_ms: DbInt;
+  updated_at_ms: DbInt;
+}
+
+/** `publisher_revenue`: cumulative net revenue per publisher (amount, USD micros), kept with the billing notices. */
+export interface PublisherRevenueTable {
+  publisher_id: string;
+  revenue_net_micros: DbInt;
   updated_at_ms: DbInt;
 }
 
@@ -222,6 +233,7 @@ export interface Database {
   bids: BidsTable;
   notices: NoticesTable;
   counters: CountersTable;
+  publisher_revenue: PublisherRevenueTable;
   settings: SettingsTable;
   webhook_endpoints: WebhookEndpointsTable;
   outbox_messages: OutboxMessagesTable;

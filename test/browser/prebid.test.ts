@@ -85,7 +85,7 @@ describe.skipIf(!hasChromium)('Prebid.js in Chromium against adx', () => {
       bidEveryImp({ price: 2.5, seat: 'dsp-seat', bid: { adm: CREATIVE, nurl: `${dsp.origin}/dsp-win?price=\${AUCTION_PRICE}&imp=\${AUCTION_IMP_ID}`, crid: 'creative-42' } }),
     );
     // First price, so the page's cpm and the DSP's ${AUCTION_PRICE} are the bid price exactly.
-    ex = await startTestExchange({ partners: [{ name: 'dsp', endpoint: dsp.url, timeout_ms: 800 }], config: { auction: { defaultAuctionType: 1 } } });
+    ex = await startTestExchange({ partners: [{ name: 'dsp', endpoint: dsp.url, timeout_ms: 800 }] });
     const created = await ex.admin('POST', '/v1/publishers', { name: 'Browser Publisher', domains: ['127.0.0.1', 'localhost'], browser_access: true });
     expect(created.status).toBe(201);
     browserPub = { id: created.json().id, apiKey: created.json().api_key };

@@ -9,7 +9,9 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/storage/open-store.js';
 import { parsePostgresUrl } from '../../src/storage/postgres/connection.js';
+import type { Store } from '../../src/storage/ports.js';
 import { openPostgresStore, type PostgresStore } from '../../src/storage/postgres/index.js';
+import { postgresMigrations } from '../../src/storage/postgres/migrations/index.js';
 import { createLocalLeaderLock, createPgLeaderLock, leaderLockFor } from '../../src/storage/postgres/leader.js';
 import { defineStoreContract } from './store-contract.js';
 
@@ -34,9 +36,16 @@ if (url) {
   defineStoreContract('postgres', async () => {
     const schema = freshSchema();
     const store = await openPostgresStore({ url, schema });
+    const peers: Store[] = [];
     return {
       store,
+      openPeer: async () => {
+        const peer = await openPostgresStore({ url, schema });
+        peers.push(peer);
+        return peer;
+      },
       cleanup: async () => {
+        for (const peer of peers) await peer.close();
         await store.close();
         await dropSchema(schema);
       },
@@ -121,7 +130,7 @@ describe.skipIf(!url)('PostgreSQL store', () => {
     const stores = await Promise.all([0, 1, 2, 3].map(() => openFresh(schema)));
     await Promise.all(stores.map((s) => s.migrate()));
     const { rows } = await adminPool().query<{ name: string }>(`select name from "${schema}".kysely_migration order by name`);
-    expect(rows.map((r) => r.name)).toEqual(['001-initial', '002-webhooks', '003-reporting']);
+    expect(rows.map((r) => r.name)).toEqual(Object.keys(postgresMigrations).sort());
     await stores[0]!.settings.set('k', 'v');
     expect(await stores[3]!.settings.get('k')).toBe('v');
   });

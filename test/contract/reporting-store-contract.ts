@@ -1,6 +1,6 @@
 /**
  * The storage contract for reporting state (`ReportingStore`, DESIGN sections 6-7): alert rules
- * and their compare-and-set transitions, milestones and daily deliveries recorded once, each with
+ * and their compare-and-set transitions and daily deliveries recorded once, each with
  * its outbox rows in the same transaction and only when the change took effect. Registered by
  * `defineStoreContract` inside its describe block, so it runs on every backend.
  */
@@ -50,24 +50,6 @@ export function defineReportingStoreContract(getStore: () => Store): void {
       expect(await store.reporting.listAlertStates()).toEqual([]);
       expect(await store.reporting.transitionAlert('idle', triggered, [message('msg_4')])).toBe(false);
       expect(await store.outbox.get('msg_4')).toBeUndefined();
-    });
-
-    it('recordMilestones inserts only milestones not yet reached, with only their messages', async () => {
-      const store = getStore();
-      const m100 = { publisherId: 'pub_1', milestoneMicros: 100_000_000, reachedAtMs: T0 };
-      expect(await store.reporting.recordMilestones([{ milestone: m100, messages: [message('msg_1')] }])).toEqual([m100]);
-      const m1000 = { publisherId: 'pub_1', milestoneMicros: 1_000_000_000, reachedAtMs: T0 + 5 };
-      const again = { ...m100, reachedAtMs: T0 + 5 };
-      const inserted = await store.reporting.recordMilestones([
-        { milestone: again, messages: [message('msg_2')] },
-        { milestone: m1000, messages: [message('msg_3')] },
-      ]);
-      expect(inserted).toEqual([m1000]);
-      expect(await store.outbox.get('msg_2')).toBeUndefined();
-      expect(await store.outbox.get('msg_3')).toBeDefined();
-      expect(await store.reporting.listMilestones('pub_1')).toEqual([m100, m1000]);
-      expect(await store.reporting.listMilestones('pub_2')).toEqual([]);
-      expect(await store.reporting.recordMilestones([])).toEqual([]);
     });
 
     it('recordReportDelivery records a publisher-day once, with its messages once', async () => {

@@ -11,15 +11,21 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiKeyRecord, CounterDelta, CounterTotals, DemandPartnerRecord, PublisherRecord, Store } from '../../src/storage/ports.js';
 import { bid, notice, T0 } from './records.js';
 import { defineReportingStoreContract } from './reporting-store-contract.js';
+import { defineRevenueStoreContract } from './revenue-store-contract.js';
 import { defineWebhookStoreContract } from './webhook-store-contract.js';
 
 /** What a backend's test file supplies: a fresh store per call and how to dispose of it. */
-export type StoreFactory = () => Promise<{ store: Store; cleanup: () => Promise<void> }>;
+export type StoreFactory = () => Promise<{
+  store: Store;
+  /** A second handle on the same database (another exchange node), where the backend has several; closed by `cleanup`. */
+  openPeer?: () => Promise<Store>;
+  cleanup: () => Promise<void>;
+}>;
 
 const MINUTE_MS = 60_000;
 
 function publisher(id: string, overrides: Partial<PublisherRecord> = {}): PublisherRecord {
-  return { id, name: `Publisher ${id}`, domain: null, domains: [], browserAccess: false, createdAtMs: T0, updatedAtMs: T0, ...overrides };
+  return { id, name: `Publisher ${id}`, domain: null, domains: [], browserAccess: false, auctionType: 1, reservePriceMicros: 0, createdAtMs: T0, updatedAtMs: T0, ...overrides };
 }
 
 function apiKey(id: string, publisherId: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
@@ -68,10 +74,11 @@ function totalsOf(publisherId: string, overrides: Partial<CounterTotals> = {}): 
 export function defineStoreContract(name: string, factory: StoreFactory): void {
   describe(`store contract: ${name}`, () => {
     let store: Store;
+    let openPeer: (() => Promise<Store>) | undefined;
     let cleanup: () => Promise<void>;
 
     beforeEach(async () => {
-      ({ store, cleanup } = await factory());
+      ({ store, openPeer, cleanup } = await factory());
       await store.migrate();
     });
 
@@ -81,6 +88,7 @@ export function defineStoreContract(name: string, factory: StoreFactory): void {
 
     defineWebhookStoreContract(() => store);
     defineReportingStoreContract(() => store);
+    defineRevenueStoreContract(() => store, async () => (openPeer ? openPeer() : store));
 
     describe('lifecycle', () => {
       it('names its kind', () => {
@@ -266,15 +274,15 @@ export function defineStoreContract(name: string, factory: StoreFactory): void {
     describe('notices', () => {
       it('the first record of (bid, kind) is first; later ones are repeats answering the stored one', async () => {
         const original = notice('bid_1', { priceFlagged: true });
-        expect(await store.notices.record(original)).toEqual({ outcome: 'first', stored: original });
+        expect(await store.notices.record(original)).toEqual({ outcome: 'first', stored: original, milestones: [] });
         const again = notice('bid_1', { netUsdMicros: 1, grossUsdMicros: 1, receivedAtMs: T0 + 99, priceFlagged: false });
-        expect(await store.notices.record(again)).toEqual({ outcome: 'repeat', stored: original });
+        expect(await store.notices.record(again)).toEqual({ outcome: 'repeat', stored: original, milestones: [] });
       });
 
       it('kinds are independent for one bid, and bids are independent', async () => {
         expect((await store.notices.record(notice('bid_1', { kind: 'win', source: 'win' }))).outcome).toBe('first');
         const billing = notice('bid_1', { kind: 'billing', source: 'impression' });
-        expect(await store.notices.record(billing)).toEqual({ outcome: 'first', stored: billing });
+        expect(await store.notices.record(billing)).toEqual({ outcome: 'first', stored: billing, milestones: [] });
         expect((await store.notices.record(notice('bid_1', { kind: 'billing', source: 'billing' }))).stored.source).toBe('impression');
         expect((await store.notices.record(notice('bid_2', { kind: 'win' }))).outcome).toBe('first');
       });

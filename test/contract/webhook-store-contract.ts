@@ -300,7 +300,7 @@ export function defineWebhookStoreContract(getStore: () => Store): void {
       expect(first.outcome).toBe('first');
       expect(await store.outbox.get('msg_bill_1')).toEqual(message('msg_bill_1', { eventKind: 'billing.notice' }));
       const repeat = await store.notices.record(notice('bid_1', { kind: 'billing', source: 'billing' }), [message('msg_bill_2')]);
-      expect(repeat).toEqual({ outcome: 'repeat', stored: billing });
+      expect(repeat).toEqual({ outcome: 'repeat', stored: billing, milestones: [] });
       expect(await store.outbox.get('msg_bill_2')).toBeUndefined();
       expect((await store.notices.record(notice('bid_2'))).outcome).toBe('first');
       expect((await store.notices.record(notice('bid_3'), [])).outcome).toBe('first');

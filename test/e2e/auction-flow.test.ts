@@ -14,6 +14,7 @@ const bidRequest = {
   imp: [{ id: 'imp-1', banner: { format: [{ w: 300, h: 250 }] }, bidfloor: 0.2 }],
   site: { domain: 'pub.example', publisher: { id: 'p' } },
   tmax: 150,
+  at: 2, // second price plus: the publisher's default is first price
 };
 
 function dspBid(body: any, price: number, seat: string, withLurl = false) {

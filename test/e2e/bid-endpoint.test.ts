@@ -13,6 +13,7 @@ const request = {
   site: { domain: 'pub.example', page: 'https://pub.example/a', publisher: { id: 'p1' } },
   device: { ua: 'test', ip: '203.0.113.1' },
   tmax: 300,
+  at: 2, // second price plus: the publisher's default is first price
 };
 
 function bidFor(body: any, price = 2.5) {

@@ -19,6 +19,7 @@ const bidRequest = {
   ],
   site: { domain: 'pub.example', publisher: { id: 'p' } },
   tmax: 200,
+  at: 2, // second price plus, so the clearing price differs from the bid
 };
 
 describe('webhooks through the exchange', () => {

@@ -1,6 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMilestoneTracker, DEFAULT_REVENUE_MILESTONES_MICROS, parseMilestones } from '../../src/reporting/milestones.js';
-import { createReportingHarness, HOUR_MS, MINUTE_MS, type ReportingHarness } from './helpers.js';
+/**
+ * Revenue milestones (DESIGN section 6): the configuration parser, and `revenue.milestone` end to
+ * end: the event is written in the transaction of the billing notice or pixel whose revenue
+ * passes the milestone, so the receiver gets it at once (no timer runs here), exactly once.
+ * The store side (both backends, concurrent nodes) is `test/contract/revenue-store-contract.ts`.
+ */
+import { request } from 'undici';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_REVENUE_MILESTONES_MICROS, parseMilestones } from '../../src/reporting/milestones.js';
+import { bidEveryImp, startFakeDsp, type FakeDsp } from '../fakes/fake-dsp.js';
+import { startFakeReceiver, type FakeReceiver } from '../fakes/fake-receiver.js';
+import { startTestExchange, type TestExchange } from '../helpers/exchange.js';
 
 describe('parseMilestones', () => {
   it('parses comma-separated decimal amounts to sorted, unique micros', () => {
@@ -18,71 +28,68 @@ describe('parseMilestones', () => {
   });
 });
 
-describe('milestone tracker', () => {
-  let h: ReportingHarness;
-  const tracker = () =>
-    createMilestoneTracker({ store: h.store, counters: h.counters, emitter: h.emitter, clock: h.clock, log: h.log, milestonesMicros: parseMilestones('1, 5') });
+describe('revenue.milestone through the exchange', () => {
+  let dsp: FakeDsp;
+  let receiver: FakeReceiver;
+  let ex: TestExchange;
+  let secret: string;
 
-  beforeEach(async () => {
-    h = await createReportingHarness();
-  });
-
-  afterEach(async () => {
-    await h.close();
-  });
-
-  it('fires each milestone once, even across a new tracker on the same store', async () => {
-    const first = tracker();
-    h.counters.add('pub_a', { impressions: 1, revenueNetMicros: 600_000, revenueGrossMicros: 900_000 });
-    await h.counters.flush();
-    expect(await first.checkOnce()).toEqual([]);
-
-    h.counters.add('pub_a', { impressions: 1, revenueNetMicros: 500_000 }); // unflushed: 1.1 USD in all
-    expect(await first.checkOnce()).toEqual([{ publisherId: 'pub_a', milestoneMicros: 1_000_000, reachedAtMs: h.clock.now() }]);
-    expect(await first.checkOnce()).toEqual([]);
-    const rows = await h.outbox('revenue.milestone');
-    expect(rows.map((r) => [r.endpointId, r.publisherId])).toEqual([['ep_all', 'pub_a']]);
-    expect(rows[0]?.payload).toEqual({
-      event: 'revenue.milestone',
-      publisher_id: 'pub_a',
-      milestone: 1,
-      revenue_total: 1.1,
-      currency: 'USD',
-      timestamp: new Date(h.clock.now()).toISOString(),
+  beforeAll(async () => {
+    // 4.00 CPM, first price: 0.004 USD of net revenue per impression.
+    dsp = await startFakeDsp(bidEveryImp({ price: 4 }));
+    receiver = await startFakeReceiver();
+    ex = await startTestExchange({
+      partners: [{ name: 'dsp', endpoint: dsp.url }],
+      // The periodic reporting tasks are pushed far out: nothing but the notice itself may send the event.
+      config: {
+        webhooks: { allowPrivateTargets: true, retryScheduleMs: [0, 50] },
+        reporting: { revenueMilestones: [0.004, 0.01], checkIntervalMs: 3_600_000, alertIntervalMs: 3_600_000 },
+      },
     });
-
-    await h.restart();
-    const second = tracker();
-    expect(await second.checkOnce()).toEqual([]);
-    expect(await h.outbox('revenue.milestone')).toHaveLength(1);
-
-    h.counters.add('pub_a', { impressions: 1, revenueNetMicros: 3_900_000 }); // 5.0 USD: reaches 5
-    expect((await second.checkOnce()).map((m) => m.milestoneMicros)).toEqual([5_000_000]);
-    // A tracker that had not seen the store's record yet still sends nothing twice.
-    expect(await tracker().checkOnce()).toEqual([]);
-    expect(await h.outbox('revenue.milestone')).toHaveLength(2);
+    const created = await ex.admin('POST', '/v1/webhook-endpoints', { url: `${receiver.url}/hooks`, events: ['revenue.milestone'] });
+    expect(created.status).toBe(201);
+    secret = created.json().secret;
+  });
+  afterAll(async () => {
+    await ex?.close();
+    await receiver?.close();
+    await dsp?.close();
   });
 
-  it('a jump past several milestones sends one event per milestone; old settled minutes still count', async () => {
-    const t = tracker();
-    h.counters.add('pub_b', { revenueNetMicros: 700_000 });
-    h.counters.add('pub_c', { revenueNetMicros: 6_000_000 });
-    await h.counters.flush();
-    expect((await t.checkOnce()).map((m) => [m.publisherId, m.milestoneMicros])).toEqual([
-      ['pub_c', 1_000_000],
-      ['pub_c', 5_000_000],
-    ]);
-    const totals = (await h.outbox('revenue.milestone')).map((r) => [r.payload.milestone, r.payload.revenue_total]);
-    expect(totals).toEqual([
-      [1, 6],
-      [5, 6],
-    ]);
+  /** Wins one auction of `imps` imps and fires each bid's impression pixel; answers the bids. */
+  async function sellImpressions(imps: number): Promise<void> {
+    const res = await ex.bid({
+      id: `ms-${imps}-${Date.now()}`,
+      imp: Array.from({ length: imps }, (_, i) => ({ id: String(i + 1), banner: { w: 300, h: 250 } })),
+      site: { domain: 'pub.example', publisher: { id: 'p' } },
+      tmax: 300,
+    });
+    expect(res.status).toBe(200);
+    for (const bid of res.json().seatbid.flatMap((s: { bid: unknown[] }) => s.bid) as Array<{ adm: string; burl: string; price: number }>) {
+      const pixel = /<img src="([^"]+)"/.exec(bid.adm)![1]!.replace(/&amp;/g, '&');
+      await (await request(pixel)).body.dump();
+      // The billing notice after the pixel is a repeat: no revenue twice.
+      await (await request(bid.burl.replace('${AUCTION_PRICE}', String(bid.price)))).body.dump();
+    }
+  }
 
-    // Two hours later pub_b's first 0.7 USD is in a settled minute; with 0.4 more it passes 1 USD.
-    h.clock.advance(2 * HOUR_MS);
-    expect(await t.checkOnce()).toEqual([]);
-    h.clock.advance(MINUTE_MS);
-    h.counters.add('pub_b', { revenueNetMicros: 400_000 });
-    expect((await t.checkOnce()).map((m) => [m.publisherId, m.milestoneMicros])).toEqual([['pub_b', 1_000_000]]);
+  const milestones = () =>
+    receiver.deliveries.filter((d) => d.path.endsWith('/revenue-milestone')).map((d) => new Webhook(secret).verify(d.body, d.headers as Record<string, string>) as Record<string, unknown>);
+
+  it('is delivered right after the notice that passes it, once, with the running total', async () => {
+    await sellImpressions(1);
+    await receiver.waitForDeliveries(1);
+    expect(milestones()).toEqual([
+      { event: 'revenue.milestone', publisher_id: ex.publisherId, milestone: 0.004, revenue_total: 0.004, currency: 'USD', timestamp: expect.stringMatching(/Z$/) },
+    ]);
+    // Two more impressions (0.012 in all) pass 0.01: one more event, none repeated.
+    await sellImpressions(2);
+    await receiver.waitForDeliveries(2);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(milestones().map((m) => [m.milestone, m.revenue_total])).toEqual([
+      [0.004, 0.004],
+      [0.01, 0.012],
+    ]);
+    expect(await ex.runtime.store.notices.revenueTotal(ex.publisherId)).toBe(12_000);
   });
 });

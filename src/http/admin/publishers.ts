@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 // Type-only: brings @fastify/swagger's FastifySchema additions (tags, summary) into scope.
 import type {} from '@fastify/swagger';
 import type { PublisherService } from '../../admin/publishers.js';
+import { fromMicros } from '../../domain/money.js';
 import type { PublisherRecord } from '../../storage/ports.js';
 import {
   IdParams,
@@ -30,6 +31,8 @@ export function toPublisherJson(record: PublisherRecord): Publisher {
     domain: record.domain,
     domains: record.domains,
     browser_access: record.browserAccess,
+    auction_type: record.auctionType,
+    reserve_price: fromMicros(record.reservePriceMicros),
     created_at: new Date(record.createdAtMs).toISOString(),
     updated_at: new Date(record.updatedAtMs).toISOString(),
   };

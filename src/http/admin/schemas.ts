@@ -44,6 +44,13 @@ const publisherFields = {
     description: 'Host names (and their subdomains) allowed as Origin for browser supply',
   }),
   browser_access: Type.Boolean({ description: 'Accept keyless browser (Prebid.js) requests; default false' }),
+  auction_type: Type.Union([Type.Literal(1), Type.Literal(2)], {
+    description: "Auction type when the request's `at` is not 1 or 2: 1 first price (default), 2 second price plus",
+  }),
+  reserve_price: Type.Number({
+    minimum: 0,
+    description: 'Reserve price, CPM in USD (default 0): the effective floor of every imp is at least this',
+  }),
 };
 
 /** `POST /v1/publishers` body. */
@@ -53,6 +60,8 @@ export const PublisherCreateBody = Type.Object(
     domain: Type.Optional(publisherFields.domain),
     domains: Type.Optional(publisherFields.domains),
     browser_access: Type.Optional(publisherFields.browser_access),
+    auction_type: Type.Optional(publisherFields.auction_type),
+    reserve_price: Type.Optional(publisherFields.reserve_price),
   },
   { additionalProperties: true },
 );

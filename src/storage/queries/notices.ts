@@ -3,9 +3,10 @@
  * from the primary key (bid_id, kind): the first insert wins on any node, later ones do nothing.
  */
 import type { Kysely, Selectable } from 'kysely';
-import type { NoticeRecord, NoticeStore, OutboxMessage } from '../ports.js';
+import type { MilestoneRecord, NoticeRecord, NoticeRecordResult, NoticeStore, OutboxMessage, RevenueRecognition } from '../ports.js';
 import { fromDbBool, fromDbInt, toDbBool, type Database, type NoticesTable } from '../schema.js';
 import { insertOutboxMessages } from './outbox.js';
+import { recognizeRevenue, revenueTotalMicros } from './revenue.js';
 
 function toRecord(row: Selectable<NoticesTable>): NoticeRecord {
   return {
@@ -28,10 +29,11 @@ function toRecord(row: Selectable<NoticesTable>): NoticeRecord {
  * the stored (first) record either way. `messages` (the outbox rows of the events the notice
  * causes) are inserted in that same transaction only when the outcome is `first`, so a repeated
  * notice never enqueues its events twice and a crash never keeps a notice without its events.
+ * `revenue` is recognized (cumulative total, milestones) in that transaction too (`revenue.ts`).
  */
 export function createNoticeQueries(db: Kysely<Database>): NoticeStore {
   return {
-    async record(notice: NoticeRecord, messages: OutboxMessage[] = []): Promise<{ outcome: 'first' | 'repeat'; stored: NoticeRecord }> {
+    async record(notice: NoticeRecord, messages: OutboxMessage[] = [], revenue?: RevenueRecognition): Promise<NoticeRecordResult> {
       return db.transaction().execute(async (trx) => {
         const inserted = await trx
           .insertInto('notices')
@@ -56,9 +58,17 @@ export function createNoticeQueries(db: Kysely<Database>): NoticeStore {
           .where('kind', '=', notice.kind)
           .executeTakeFirstOrThrow();
         const outcome = (inserted.numInsertedOrUpdatedRows ?? 0n) > 0n ? 'first' : 'repeat';
-        if (outcome === 'first') await insertOutboxMessages(trx, messages);
-        return { outcome, stored: toRecord(row) };
+        let milestones: MilestoneRecord[] = [];
+        if (outcome === 'first') {
+          await insertOutboxMessages(trx, messages);
+          if (revenue !== undefined) milestones = await recognizeRevenue(trx, notice.publisherId, revenue, notice.receivedAtMs);
+        }
+        return { outcome, stored: toRecord(row), milestones };
       });
+    },
+
+    revenueTotal(publisherId: string): Promise<number> {
+      return revenueTotalMicros(db, publisherId);
     },
   };
 }

@@ -12,6 +12,8 @@ const PUBLISHER_COLUMNS = [
   'publishers.domain',
   'publishers.domains',
   'publishers.browser_access',
+  'publishers.auction_type',
+  'publishers.reserve_price_micros',
   'publishers.created_at_ms',
   'publishers.updated_at_ms',
 ] as const;
@@ -24,6 +26,8 @@ function toPublisher(row: Selectable<PublishersTable>): PublisherRecord {
     domain: row.domain,
     domains: parseDomains(row.domains),
     browserAccess: fromDbBool(row.browser_access),
+    auctionType: Number(row.auction_type) === 2 ? 2 : 1,
+    reservePriceMicros: fromDbInt(row.reserve_price_micros),
     createdAtMs: fromDbInt(row.created_at_ms),
     updatedAtMs: fromDbInt(row.updated_at_ms),
   };
@@ -46,6 +50,8 @@ function toUpdate(patch: Partial<Omit<PublisherRecord, 'id' | 'createdAtMs'>>): 
   if (patch.domain !== undefined) set.domain = patch.domain;
   if (patch.domains !== undefined) set.domains = JSON.stringify(patch.domains);
   if (patch.browserAccess !== undefined) set.browser_access = toDbBool(patch.browserAccess);
+  if (patch.auctionType !== undefined) set.auction_type = patch.auctionType;
+  if (patch.reservePriceMicros !== undefined) set.reserve_price_micros = patch.reservePriceMicros;
   if (patch.updatedAtMs !== undefined) set.updated_at_ms = patch.updatedAtMs;
   return set;
 }
@@ -72,6 +78,8 @@ export function createPublisherQueries(db: Kysely<Database>): PublisherStore {
             domain: publisher.domain,
             domains: JSON.stringify(publisher.domains),
             browser_access: toDbBool(publisher.browserAccess),
+            auction_type: publisher.auctionType,
+            reserve_price_micros: publisher.reservePriceMicros,
             created_at_ms: publisher.createdAtMs,
             updated_at_ms: publisher.updatedAtMs,
           })

@@ -117,24 +117,6 @@ export function createReportingQueries(db: Kysely<Database>): ReportingStore {
       }));
     },
 
-    async recordMilestones(entries: { milestone: MilestoneRecord; messages: OutboxMessage[] }[]): Promise<MilestoneRecord[]> {
-      if (entries.length === 0) return [];
-      return db.transaction().execute(async (trx) => {
-        const inserted: MilestoneRecord[] = [];
-        for (const { milestone, messages } of entries) {
-          const result = await trx
-            .insertInto('revenue_milestones')
-            .values({ publisher_id: milestone.publisherId, milestone_micros: milestone.milestoneMicros, reached_at_ms: milestone.reachedAtMs })
-            .onConflict((oc) => oc.columns(['publisher_id', 'milestone_micros']).doNothing())
-            .executeTakeFirst();
-          if ((result.numInsertedOrUpdatedRows ?? 0n) === 0n) continue;
-          await insertOutboxMessages(trx, messages);
-          inserted.push(milestone);
-        }
-        return inserted;
-      });
-    },
-
     async listReportDeliveries(date: string): Promise<string[]> {
       const rows = await db.selectFrom('report_deliveries').select('publisher_id').where('date', '=', date).orderBy('publisher_id').execute();
       return rows.map((row) => row.publisher_id);

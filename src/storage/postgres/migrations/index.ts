@@ -7,12 +7,14 @@ import type { Migration, MigrationProvider } from 'kysely';
 import { migration001Initial } from './001-initial.js';
 import { migration002Webhooks } from './002-webhooks.js';
 import { migration003Reporting } from './003-reporting.js';
+import { migration004Pricing } from './004-pricing.js';
 
 /** Every PostgreSQL migration by name, in order. */
 export const postgresMigrations: Readonly<Record<string, Migration>> = {
   '001-initial': migration001Initial,
   '002-webhooks': migration002Webhooks,
   '003-reporting': migration003Reporting,
+  '004-pricing': migration004Pricing,
 };
 
 /** A kysely `MigrationProvider` answering `postgresMigrations`. */
