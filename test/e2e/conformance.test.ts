@@ -9,11 +9,8 @@ import { basename, join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeDsp, type FakeDsp } from '../fakes/fake-dsp.js';
-import { conformanceDir, listJsonFiles } from '../helpers/conformance.js';
+import { describeCorpus, listJsonFiles } from '../helpers/conformance.js';
 import { startTestExchange, type TestExchange } from '../helpers/exchange.js';
-
-const corpus = conformanceDir();
-if (!corpus) console.warn('conformance corpus not found (set ADX_CONFORMANCE_DIR): skipping the corpus HTTP cases');
 
 const ownFixtures = resolve(import.meta.dirname, '..', 'fixtures', 'bid-requests');
 
@@ -44,9 +41,9 @@ describe('bid endpoint over request corpora', () => {
     await dsp?.close();
   });
 
-  describe.skipIf(!corpus)('shared conformance corpus (openrtb25)', () => {
-    const valid = corpus ? listJsonFiles(join(corpus, 'openrtb25', 'valid')) : [];
-    const invalid = corpus ? listJsonFiles(join(corpus, 'openrtb25', 'invalid')) : [];
+  describeCorpus('shared conformance corpus (openrtb25)', ['openrtb25'], (corpus) => {
+    const valid = listJsonFiles(join(corpus, 'valid'));
+    const invalid = listJsonFiles(join(corpus, 'invalid'));
     it('has files', () => {
       expect(valid.length).toBeGreaterThan(0);
       expect(invalid.length).toBeGreaterThan(0);

@@ -21,8 +21,7 @@
  * expect no errors. Unknown top-level keys fail the fixture (catches typos).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Adapter, AdapterContext, AdapterError, AdapterErrorKind, ParsedBid } from '../../src/demand/contract.js';
 import { CurrencyConverter, type RatesTable } from '../../src/domain/currency.js';
@@ -147,15 +146,4 @@ export function describeAdapterFixtures(adapter: Adapter, dir: string): void {
       });
     }
   });
-}
-
-/**
- * The third-party conformance corpus folder (DESIGN section 10): `ADX_CONFORMANCE_DIR`, else
- * `../shared/conformance` from the repository root; undefined when it does not exist (a fresh
- * clone), so callers skip with a visible message.
- */
-export function conformanceDir(): string | undefined {
-  const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-  const dir = process.env.ADX_CONFORMANCE_DIR ? resolve(process.env.ADX_CONFORMANCE_DIR) : resolve(repoRoot, '..', 'shared', 'conformance');
-  return existsSync(dir) ? dir : undefined;
 }

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describe, it } from 'vitest';
 
 /** The repository root: this file lives in `<root>/test/helpers/`. */
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -31,4 +32,34 @@ export function listJsonFiles(dir: string): string[] {
     .filter((name) => name.endsWith('.json'))
     .sort()
     .map((name) => join(dir, name));
+}
+
+/**
+ * Absolute path of `parts` (a file or folder, e.g. `['openrtb25', 'valid']`) inside the
+ * conformance folder, or undefined when the folder or that entry does not exist (a fresh clone,
+ * or `ADX_CONFORMANCE_DIR` pointing at an empty folder).
+ */
+export function corpusPath(...parts: string[]): string | undefined {
+  const dir = conformanceDir();
+  if (dir === undefined) return undefined;
+  const path = join(dir, ...parts);
+  return existsSync(path) ? path : undefined;
+}
+
+/**
+ * Registers `define(path)` inside `describe(name)` when the corpus entry `parts` exists (see
+ * {@link corpusPath}). Otherwise the body never runs: a skipped describe whose title says what is
+ * missing shows in the report, and a warning names it (DESIGN section 10: skip visibly).
+ */
+export function describeCorpus(name: string, parts: readonly string[], define: (path: string) => void): void {
+  const path = corpusPath(...parts);
+  if (path === undefined) {
+    const what = parts.join('/');
+    console.warn(`[conformance] ${name}: skipped, no ${what} in the conformance corpus (set ADX_CONFORMANCE_DIR or provide ../shared/conformance)`);
+    describe.skip(`${name} (skipped: no ${what} in the conformance corpus)`, () => {
+      it('needs the conformance corpus', () => undefined);
+    });
+    return;
+  }
+  describe(name, () => define(path));
 }

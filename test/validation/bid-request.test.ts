@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateBidRequest, type ValidationResult } from '../../src/validation/bid-request.js';
-import { conformanceDir, listJsonFiles } from '../helpers/conformance.js';
+import { describeCorpus, listJsonFiles } from '../helpers/conformance.js';
 
 const fixturesDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'bid-requests');
 
@@ -195,14 +195,9 @@ describe('validateBidRequest: behaviour', () => {
   });
 });
 
-const corpus = conformanceDir();
-if (!corpus) {
-  console.warn('conformance corpus not found (set ADX_CONFORMANCE_DIR or provide ../shared/conformance): skipping openrtb25 corpus tests');
-}
-
-describe.skipIf(!corpus)('validateBidRequest: conformance corpus (openrtb25)', () => {
-  const validFiles = corpus ? listJsonFiles(join(corpus, 'openrtb25', 'valid')) : [];
-  const invalidFiles = corpus ? listJsonFiles(join(corpus, 'openrtb25', 'invalid')) : [];
+describeCorpus('validateBidRequest: conformance corpus (openrtb25)', ['openrtb25'], (corpus) => {
+  const validFiles = listJsonFiles(join(corpus, 'valid'));
+  const invalidFiles = listJsonFiles(join(corpus, 'invalid'));
 
   it('finds files in both folders', () => {
     expect(validFiles.length).toBeGreaterThan(0);

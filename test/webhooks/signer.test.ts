@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { generateWebhookSecret, secretKeyBytes, signatureHeader, signPayload, verifySignature } from '../../src/webhooks/signer.js';
-import { conformanceDir } from '../helpers/conformance.js';
+import { describeCorpus } from '../helpers/conformance.js';
 
 // The published example of the Standard Webhooks reference libraries (standard-webhooks/standard-webhooks,
 // libraries/javascript/src/webhook.test.ts "sign function works", and the same values in the Go,
@@ -102,11 +101,8 @@ interface VerifyCase {
   timestamp_header_override?: string;
 }
 
-const dir = conformanceDir();
-if (!dir) console.warn('conformance corpus not found (set ADX_CONFORMANCE_DIR): Standard Webhooks vectors skipped');
-
-describe.skipIf(!dir)('Standard Webhooks vectors from the conformance corpus', () => {
-  const file = JSON.parse(readFileSync(join(dir ?? '.', 'webhooks', 'standard-webhooks-vectors.json'), 'utf8')) as {
+describeCorpus('Standard Webhooks vectors from the conformance corpus', ['webhooks', 'standard-webhooks-vectors.json'], (path) => {
+  const file = JSON.parse(readFileSync(path, 'utf8')) as {
     sign_vectors: SignVector[];
     verify_cases: VerifyCase[];
   };

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openrtb25Adapter } from './index.js';
-import { conformanceDir, describeAdapterFixtures, fixtureContext } from '../../../../test/helpers/adapter-fixtures.js';
+import { describeAdapterFixtures, fixtureContext } from '../../../../test/helpers/adapter-fixtures.js';
+import { describeCorpus } from '../../../../test/helpers/conformance.js';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
@@ -37,12 +38,8 @@ describe('openrtb25 adapter', () => {
   });
 });
 
-const corpus = conformanceDir();
-if (!corpus) console.warn('openrtb25 adapter: conformance corpus not found (set ADX_CONFORMANCE_DIR); skipping the example bid responses');
-
-describe.skipIf(!corpus)('openrtb25 parseBids over the conformance example responses', () => {
-  const dir = join(corpus ?? '.', 'openrtb25', 'responses');
-  const files = corpus ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : [];
+describeCorpus('openrtb25 parseBids over the conformance example responses', ['openrtb25', 'responses'], (dir) => {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
 
   it('finds responses', () => {
     expect(files.length).toBeGreaterThan(0);
