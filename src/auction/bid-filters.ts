@@ -1,13 +1,24 @@
 /**
  * The drop rules of one imp's auction (DESIGN section 4): a bid that breaks one is dropped with
  * its OpenRTB 2.5 loss reason (section 5.25) and the auction goes on with the rest. Prices are
- * CPM; money is USD micros.
+ * CPM; money is USD micros. The request's ad-quality lists are in `ad-quality.ts`, the imp's and
+ * its deals' terms in `imp-context.ts`.
  */
 import type { PartnerBid } from '../demand/contract.js';
 import type { CurrencyConverter } from '../domain/currency.js';
 import { toMicros, type Micros } from '../domain/money.js';
-import { LossReason, type BidRequest, type LossReasonCode } from '../domain/openrtb.js';
-import type { ImpAuctionContext } from './imp-context.js';
+import { LossReason, type LossReasonCode } from '../domain/openrtb.js';
+import {
+  hasBlockedApp,
+  hasBlockedAttribute,
+  hasBlockedCategory,
+  hasBlockedDomain,
+  loadsInsecureResource,
+  normalizeDomain,
+  seatAllowed,
+  type RequestBlocks,
+} from './ad-quality.js';
+import type { DealTerms, ImpAuctionContext } from './imp-context.js';
 import { matchBidSize } from './sizes.js';
 
 /** A bid that passed every drop rule and competes in its imp's auction. */
@@ -19,84 +30,88 @@ export interface ScreenedBid {
   floorUsdMicros: Micros;
   /** True when the bid's `dealid` is one of the imp's `pmp.deals[].id`. */
   isDeal: boolean;
+  /** The deal's own auction type (`deal.at`) for a deal bid that has one: it prices this bid if it wins. */
+  dealAuctionType?: 1 | 2 | 3;
 }
 
-/** An advertiser domain as compared with `badv`: trimmed and lower-cased (exact match, no subdomains). */
-function normalizeDomain(domain: string): string {
-  return domain.trim().toLowerCase();
+/** A dropped bid: its loss reason, and the floor it had to reach where that is known (USD micros). */
+export interface DroppedBid {
+  lossReason: LossReasonCode;
+  floorUsdMicros: Micros | undefined;
 }
 
-/**
- * The request's blocked advertiser domains (`badv`, OpenRTB 2.5 section 3.2.1), normalized for
- * case-insensitive exact comparison. Non-string entries are ignored; a missing `badv` is empty.
- */
-export function blockedDomainsOf(request: BidRequest): ReadonlySet<string> {
-  const blocked = new Set<string>();
-  if (Array.isArray(request.badv)) {
-    for (const domain of request.badv) {
-      if (typeof domain === 'string' && domain.trim() !== '') blocked.add(normalizeDomain(domain));
-    }
+/** True when the deal's `wseat`/`wadomain` admit the bid (DESIGN: otherwise 213). */
+function dealAdmits(deal: DealTerms, seat: string, adomain: unknown): boolean {
+  if (deal.allowedSeats !== undefined && !deal.allowedSeats.has(seat)) return false;
+  if (deal.allowedDomains !== undefined) {
+    if (!Array.isArray(adomain)) return false;
+    const allowed = deal.allowedDomains;
+    if (!adomain.some((d) => typeof d === 'string' && allowed.has(normalizeDomain(d)))) return false;
   }
-  return blocked;
+  return true;
 }
 
-function hasBlockedDomain(adomain: unknown, blocked: ReadonlySet<string>): boolean {
-  if (blocked.size === 0 || !Array.isArray(adomain)) return false;
-  for (const domain of adomain) {
-    if (typeof domain === 'string' && blocked.has(normalizeDomain(domain))) return true;
-  }
-  return false;
-}
+const drop = (lossReason: LossReasonCode, floorUsdMicros: Micros | undefined = undefined): DroppedBid => ({ lossReason, floorUsdMicros });
 
 /**
  * Checks one bid for the imp of `ctx` (the caller matched `bid.impid` already, and has handled
- * an imp floor without a rate). Returns the screened bid, or the loss reason it is dropped with,
- * checking in this order (the first rule broken decides):
+ * an imp floor without a rate). Returns the screened bid, or why it is dropped, checking in this
+ * order (the first rule broken decides):
  * - `price` missing or not a number: 9 (missing bid price); `price` not finite, <= 0, or zero
- *   once converted to USD micros: 3 (invalid bid response).
- * - bid currency without a rate: 3.
+ *   once converted to USD micros: 3 (invalid bid response); bid currency without a rate: 3.
+ * - the bid's seat in the request's `bseat`, or not in its `wseat` when one is given: 104.
  * - creative size not among the imp's sizes (see `matchBidSize`): 203.
- * - an `adomain` entry in `badv` (case-insensitive, exact domain): 205.
- * - `adm` missing, not a string, or blank: 7 (missing markup; markup served on the win notice is
- *   not supported).
- * - `dealid` (non-empty) that is not one of the imp's deals: 4 (invalid deal id); with
- *   `pmp.private_auction=1`, a bid without a deal id: 4 as well.
+ * - an `adomain` entry in `badv` (case-insensitive, exact domain): 205; a `cat` entry in `bcat`
+ *   or a child of one: 209; `bundle` in `bapp`: 206; an `attr` entry in the imp's `battr`: 210.
+ * - `adm` missing, not a string, or blank: 7 (markup served on the win notice is not supported).
+ * - a secure imp (`imp.secure = 1`) whose markup loads a resource over `http://`: 207.
+ * - `dealid` (non-empty) that is not one of the imp's deals: 4 (invalid deal id); a deal whose
+ *   `wseat`/`wadomain` leave the bid out: 213; with `pmp.private_auction=1`, a bid without a deal
+ *   id: 4 as well.
  * - a deal bid whose deal floor is in a currency without a rate: 1 (internal error: the floor
  *   cannot be judged, so the bid cannot be taken).
  * - a deal bid below its deal floor: 101; any other bid below the imp floor: 100. A price equal
  *   to the floor passes.
  */
-export function screenBid(
-  partnerBid: PartnerBid,
-  ctx: ImpAuctionContext,
-  blockedDomains: ReadonlySet<string>,
-  rates: CurrencyConverter,
-): ScreenedBid | LossReasonCode {
+export function screenBid(partnerBid: PartnerBid, ctx: ImpAuctionContext, blocks: RequestBlocks, rates: CurrencyConverter): ScreenedBid | DroppedBid {
   const bid = partnerBid.bid;
   const price: unknown = bid.price;
-  if (typeof price !== 'number') return LossReason.missingBidPrice;
-  if (!Number.isFinite(price) || price <= 0) return LossReason.invalidBidResponse;
+  if (typeof price !== 'number') return drop(LossReason.missingBidPrice);
+  if (!Number.isFinite(price) || price <= 0) return drop(LossReason.invalidBidResponse);
   const usdMicros = rates.toUsd(toMicros(price), partnerBid.currency);
-  if (usdMicros === undefined) return LossReason.invalidBidResponse;
-  if (!(usdMicros > 0)) return LossReason.invalidBidResponse;
+  if (usdMicros === undefined || !(usdMicros > 0)) return drop(LossReason.invalidBidResponse);
 
-  if (matchBidSize(bid, ctx.sizes) === null) return LossReason.creativeFilteredSizeNotAllowed;
-  if (hasBlockedDomain(bid.adomain, blockedDomains)) return LossReason.creativeFilteredAdvertiserExclusions;
+  if (!seatAllowed(partnerBid.seat, blocks)) return drop(LossReason.buyerSeatBlocked);
+  if (matchBidSize(bid, ctx.sizes) === null) return drop(LossReason.creativeFilteredSizeNotAllowed);
+  if (hasBlockedDomain(bid.adomain, blocks.blockedDomains)) return drop(LossReason.creativeFilteredAdvertiserExclusions);
+  if (hasBlockedCategory(bid.cat, blocks.blockedCategories)) return drop(LossReason.creativeFilteredCategoryExclusions);
+  if (hasBlockedApp(bid.bundle, blocks.blockedApps)) return drop(LossReason.creativeFilteredAppBundleExclusions);
+  if (hasBlockedAttribute(bid.attr, ctx.blockedAttributes)) return drop(LossReason.creativeFilteredAttributeExclusions);
   const adm: unknown = bid.adm;
-  if (typeof adm !== 'string' || adm.trim() === '') return LossReason.missingMarkup;
+  if (typeof adm !== 'string' || adm.trim() === '') return drop(LossReason.missingMarkup);
+  if (ctx.secure && loadsInsecureResource(adm)) return drop(LossReason.creativeFilteredNotSecure);
 
   const dealid: unknown = bid.dealid;
   const claimsDeal = dealid !== undefined && dealid !== null && dealid !== '';
   if (claimsDeal) {
-    if (typeof dealid !== 'string' || !ctx.dealFloorsUsdMicros.has(dealid)) return LossReason.invalidDealId;
-    const dealFloor = ctx.dealFloorsUsdMicros.get(dealid);
-    if (dealFloor === undefined) return LossReason.internalError;
-    if (usdMicros < dealFloor) return LossReason.bidBelowDealFloor;
-    return { partnerBid, usdMicros, floorUsdMicros: dealFloor, isDeal: true };
+    const deal = typeof dealid === 'string' ? ctx.deals.get(dealid) : undefined;
+    if (deal === undefined) return drop(LossReason.invalidDealId);
+    if (!dealAdmits(deal, partnerBid.seat, bid.adomain)) return drop(LossReason.creativeFilteredNotAllowedInPmpDeal);
+    const dealFloor = deal.floorUsdMicros;
+    if (dealFloor === undefined) return drop(LossReason.internalError);
+    if (usdMicros < dealFloor) return drop(LossReason.bidBelowDealFloor, dealFloor);
+    const screened: ScreenedBid = { partnerBid, usdMicros, floorUsdMicros: dealFloor, isDeal: true };
+    if (deal.auctionType !== undefined) screened.dealAuctionType = deal.auctionType;
+    return screened;
   }
-  if (ctx.privateAuction) return LossReason.invalidDealId;
+  if (ctx.privateAuction) return drop(LossReason.invalidDealId);
   // The caller drops every bid of an imp whose floor has no rate before screening; 0 is unreachable.
   const floor = ctx.floorUsdMicros ?? 0;
-  if (usdMicros < floor) return LossReason.bidBelowFloor;
+  if (usdMicros < floor) return drop(LossReason.bidBelowFloor, floor);
   return { partnerBid, usdMicros, floorUsdMicros: floor, isDeal: false };
+}
+
+/** True when `screenBid` dropped the bid. */
+export function isDropped(result: ScreenedBid | DroppedBid): result is DroppedBid {
+  return (result as DroppedBid).lossReason !== undefined;
 }

@@ -19,6 +19,7 @@ import type { CounterSink } from '../reporting/counter-sink.js';
 import type { BidRecord, DemandPartnerRecord, PublisherRecord } from '../storage/ports.js';
 import { auctionTypeOf, chooseResponseCurrency, holdAuction } from './hold-auction.js';
 import { applyReserve } from './reserve.js';
+import { buildSeatNonBid, wantsAllBidStatus } from './seat-non-bid.js';
 import { impSizesOf, matchBidSize } from './sizes.js';
 import type { ImpAuctionResult, WinningBid } from './types.js';
 
@@ -79,6 +80,11 @@ function attr(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 }
 
+/** Ids of the imps the exchange auctions (banner imps), in request order. */
+function auctionedImpIds(request: BidRequest): string[] {
+  return request.imp.filter((imp) => imp.banner !== undefined).map((imp) => imp.id);
+}
+
 /** The Prebid bidder code asked for in `imp.ext.prebid.bidder` that the exchange answers to, if any. */
 function prebidSeat(imp: Imp | undefined, codes: string[]): string | undefined {
   const prebid = (imp?.ext as { prebid?: { bidder?: unknown } } | undefined)?.prebid;
@@ -106,7 +112,7 @@ export function createExchange(deps: ExchangeDeps): Exchange {
     };
   }
 
-  function fireLosses(results: ImpAuctionResult[], unmatched: ImpAuctionResult['losers']): void {
+  function fireLosses(results: ImpAuctionResult[], unmatched: ImpAuctionResult['losers'], rates: CurrencyConverter): void {
     const all = unmatched.slice();
     for (const r of results) all.push(...r.losers);
     for (const loser of all) {
@@ -124,9 +130,21 @@ export function createExchange(deps: ExchangeDeps): Exchange {
           adId: typeof pb.bid.adid === 'string' ? pb.bid.adid : undefined,
           currency: pb.currency,
           loss: loser.lossReason,
+          minToWinMicros: loser.minToWinUsdMicros === undefined ? undefined : rates.fromUsd(loser.minToWinUsdMicros, pb.currency),
         }),
       );
     }
+  }
+
+  /** A 200 answer for a request that asked for every bid's status: the winners' seats (maybe none) and `ext.seatnonbid`. */
+  function transparencyResponse(request: BidRequest, calls: PartnerCallResult[], results: ImpAuctionResult[], seatbid: SeatBid[]): BidResponse {
+    return {
+      id: request.id,
+      bidid: ids.next('resp'),
+      cur: chooseResponseCurrency(request, deps.rates()),
+      seatbid,
+      ext: { seatnonbid: buildSeatNonBid(auctionedImpIds(request), calls, results) },
+    };
   }
 
   return {
@@ -136,14 +154,20 @@ export function createExchange(deps: ExchangeDeps): Exchange {
       counters.add(publisher.id, { requests: 1, imps: impCount }, nowMs);
       metrics.imps.inc(impCount);
 
-      if (!request.imp.some((imp) => imp.banner !== undefined)) return { response: null, calls: [] };
+      // `ext.prebid.returnallbidstatus`: every answer is 200 with `ext.seatnonbid` (DESIGN section 4 "Transparency").
+      const allBidStatus = wantsAllBidStatus(request.ext);
+      const noWin = (calls: PartnerCallResult[], results: ImpAuctionResult[] = []): ExchangeResult => ({
+        response: allBidStatus ? transparencyResponse(request, calls, results, []) : null,
+        calls,
+      });
+      if (!request.imp.some((imp) => imp.banner !== undefined)) return noWin([]);
       const partners = (await deps.partners()).filter((p) => p.enabled);
-      if (partners.length === 0) return { response: null, calls: [] };
+      if (partners.length === 0) return noWin([]);
 
       // Floors raised to the publisher's reserve: what partners are offered and the auction holds bids to.
       const offered = applyReserve(request, publisher.reservePriceMicros, deps.rates());
       const { bids, calls } = await deps.dispatcher.dispatch(offered, partners, { publisherId: publisher.id, deadlineMonoMs });
-      if (bids.length === 0) return { response: null, calls };
+      if (bids.length === 0) return noWin(calls);
 
       const rates = deps.rates();
       const responseCurrency = chooseResponseCurrency(request, rates);
@@ -158,8 +182,8 @@ export function createExchange(deps: ExchangeDeps): Exchange {
       });
       const winners = outcome.results.filter((r) => r.winner !== null);
       if (winners.length === 0) {
-        setImmediate(fireLosses, outcome.results, outcome.unmatched);
-        return { response: null, calls };
+        setImmediate(fireLosses, outcome.results, outcome.unmatched, rates);
+        return noWin(calls, outcome.results);
       }
 
       const impsById = new Map<string, Imp>();
@@ -259,11 +283,10 @@ export function createExchange(deps: ExchangeDeps): Exchange {
       if (commitState !== 'ok') return { response: null, calls, commitProblem: commitState };
 
       counters.add(publisher.id, { bids: records.length, impsFilled: winners.length }, nowMs);
-      setImmediate(fireLosses, outcome.results, outcome.unmatched);
-      return {
-        response: { id: request.id, bidid: ids.next('resp'), cur: responseCurrency, seatbid: [...seats.values()] },
-        calls,
-      };
+      setImmediate(fireLosses, outcome.results, outcome.unmatched, rates);
+      const response: BidResponse = { id: request.id, bidid: ids.next('resp'), cur: responseCurrency, seatbid: [...seats.values()] };
+      if (allBidStatus) response.ext = { seatnonbid: buildSeatNonBid(auctionedImpIds(request), calls, outcome.results) };
+      return { response, calls };
     },
   };
 }

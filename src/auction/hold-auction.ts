@@ -5,9 +5,11 @@
  */
 import type { PartnerBid } from '../demand/contract.js';
 import type { CurrencyConverter } from '../domain/currency.js';
+import type { Micros } from '../domain/money.js';
 import { LossReason, type BidRequest } from '../domain/openrtb.js';
-import { blockedDomainsOf, screenBid, type ScreenedBid } from './bid-filters.js';
-import { clearingUsdMicros, marketBidRatio, netUsdMicros } from './clearing.js';
+import { buildRequestBlocks } from './ad-quality.js';
+import { isDropped, screenBid, type ScreenedBid } from './bid-filters.js';
+import { clearingUsdMicros, marketBidRatio, netUsdMicros, SECOND_PRICE_INCREMENT_MICROS } from './clearing.js';
 import { buildImpContext, type ImpAuctionContext } from './imp-context.js';
 import type { AuctionInput, AuctionOutcome, ImpAuctionResult, LosingBid, WinningBid } from './types.js';
 
@@ -15,7 +17,8 @@ import type { AuctionInput, AuctionOutcome, ImpAuctionResult, LosingBid, Winning
 interface ImpAuctionState {
   ctx: ImpAuctionContext;
   valid: ScreenedBid[];
-  losers: LosingBid[];
+  /** Dropped bids with the floor each had to reach (USD micros) where known. */
+  dropped: Array<{ loser: LosingBid; floorUsdMicros: Micros | undefined }>;
 }
 
 /**
@@ -49,12 +52,17 @@ function outranks(a: ScreenedBid, b: ScreenedBid): boolean {
 
 function priceWinner(best: ScreenedBid, second: ScreenedBid | undefined, input: AuctionInput): WinningBid {
   const partnerBid: PartnerBid = best.partnerBid;
-  const clearing = clearingUsdMicros({
-    auctionType: input.auctionType,
-    winnerUsdMicros: best.usdMicros,
-    secondUsdMicros: second?.usdMicros,
-    floorUsdMicros: best.floorUsdMicros,
-  });
+  // A deal's own `at` prices its bids (DESIGN section 4 "Deals"); 3 = fixed price, the deal floor.
+  const auctionType = best.dealAuctionType ?? input.auctionType;
+  const clearing =
+    auctionType === 3
+      ? best.floorUsdMicros
+      : clearingUsdMicros({
+          auctionType,
+          winnerUsdMicros: best.usdMicros,
+          secondUsdMicros: second?.usdMicros,
+          floorUsdMicros: best.floorUsdMicros,
+        });
   const net = netUsdMicros(clearing, input.takeRate);
   // Both currencies have rates: the response currency by contract (checked in holdAuction),
   // the bid currency because bids in a currency without a rate were dropped.
@@ -62,6 +70,7 @@ function priceWinner(best: ScreenedBid, second: ScreenedBid | undefined, input: 
   const clearingPartnerMicros = input.rates.fromUsd(clearing, partnerBid.currency) as number;
   return {
     partnerBid,
+    auctionType,
     bidUsdMicros: best.usdMicros,
     clearingUsdMicros: clearing,
     netUsdMicros: net,
@@ -71,9 +80,22 @@ function priceWinner(best: ScreenedBid, second: ScreenedBid | undefined, input: 
   };
 }
 
+/**
+ * `${AUCTION_MIN_TO_WIN}` of a losing bid, USD micros (OpenRTB 2.6 section 4.4: the minimum bid
+ * that would have won): above the winning bid by the increment, and at least the floor the bid
+ * had to reach; with no winner, that floor. Undefined when no price could have won it the
+ * auction (an open bid in a private auction) or its floor is unknown.
+ */
+function minToWin(winner: ScreenedBid | undefined, floorUsdMicros: Micros | undefined, ctx: ImpAuctionContext, isDeal: boolean): Micros | undefined {
+  if (ctx.privateAuction && !isDeal) return undefined;
+  const floor = floorUsdMicros ?? ctx.floorUsdMicros;
+  if (floor === undefined) return undefined;
+  return winner === undefined ? floor : Math.max(winner.usdMicros + SECOND_PRICE_INCREMENT_MICROS, floor);
+}
+
 function settle(state: ImpAuctionState, input: AuctionInput): ImpAuctionResult {
   const auctionId = input.ids.next('auc');
-  const { valid, losers } = state;
+  const { valid, ctx } = state;
   let best: ScreenedBid | undefined;
   let second: ScreenedBid | undefined;
   for (const candidate of valid) {
@@ -84,13 +106,21 @@ function settle(state: ImpAuctionState, input: AuctionInput): ImpAuctionResult {
       second = candidate;
     }
   }
-  if (best === undefined) return { auctionId, impId: state.ctx.imp.id, winner: null, losers };
+  const losers: LosingBid[] = state.dropped.map(({ loser, floorUsdMicros }) => {
+    const isDeal = typeof loser.partnerBid.bid.dealid === 'string' && ctx.deals.has(loser.partnerBid.bid.dealid);
+    const min = minToWin(best, floorUsdMicros, ctx, isDeal);
+    return min === undefined ? loser : { ...loser, minToWinUsdMicros: min };
+  });
+  if (best === undefined) return { auctionId, impId: ctx.imp.id, winner: null, losers };
   for (const candidate of valid) {
     if (candidate === best) continue;
     const lossReason = best.isDeal && !candidate.isDeal ? LossReason.lostToPmpDeal : LossReason.lostToHigherBid;
-    losers.push({ partnerBid: candidate.partnerBid, lossReason });
+    const loser: LosingBid = { partnerBid: candidate.partnerBid, lossReason };
+    const min = minToWin(best, candidate.floorUsdMicros, ctx, candidate.isDeal);
+    if (min !== undefined) loser.minToWinUsdMicros = min;
+    losers.push(loser);
   }
-  return { auctionId, impId: state.ctx.imp.id, winner: priceWinner(best, second, input), losers };
+  return { auctionId, impId: ctx.imp.id, winner: priceWinner(best, second, input), losers };
 }
 
 /**
@@ -101,11 +131,14 @@ function settle(state: ImpAuctionState, input: AuctionInput): ImpAuctionResult {
  *
  * Per imp, in USD micros of CPM: bids are screened by the drop rules of `screenBid` (each
  * dropped bid is a loser with its loss reason); the highest remaining bid wins (ties: lower
- * `arrivalSeq`); every other remaining bid loses with 102 (lost to a higher bid), or 103 (lost to
- * a PMP deal bid) when the winner is a deal bid and it is not. Prices follow `clearing.ts`:
+ * `arrivalSeq`; a deal bid beats open bids only on price); every other remaining bid loses with
+ * 102 (lost to a higher bid), or 103 (lost to a PMP deal bid) when the winner is a deal bid and it
+ * is not. The winner is priced by its deal's `at` when it is a deal bid with one, else by
+ * `input.auctionType`: first price = the bid; second price plus per `clearing.ts` with the
+ * winner's own floor (its deal's floor for a deal bid); 3 fixed price = the deal's floor.
  * gross = clearing, net = clearing x (1 - takeRate), `netResponseMicros` = net in
  * `responseCurrency`, `clearingPartnerMicros` = clearing in the winner's bid currency,
- * `mbr` = clearing / bid.
+ * `mbr` = clearing / bid. Each loser carries `minToWinUsdMicros` where a price could have won.
  *
  * A positive imp floor in a currency without a rate (DESIGN: "not a 400: that imp gets no bid")
  * makes the imp's auction unwinnable: every bid for that imp loses with 1 (internal error),
@@ -125,12 +158,12 @@ export function holdAuction(input: AuctionInput): AuctionOutcome {
   for (const imp of request.imp) {
     if (imp.banner === undefined || imp.banner === null || typeof imp.banner !== 'object') continue;
     if (byImpId.has(imp.id)) continue; // ids are unique after validation; keep the first if not
-    const state: ImpAuctionState = { ctx: buildImpContext(imp, rates), valid: [], losers: [] };
+    const state: ImpAuctionState = { ctx: buildImpContext(imp, rates), valid: [], dropped: [] };
     byImpId.set(imp.id, state);
     states.push(state);
   }
 
-  const blockedDomains = blockedDomainsOf(request);
+  const blocks = buildRequestBlocks(request);
   const unmatched: LosingBid[] = [];
   for (const partnerBid of bids) {
     const state = byImpId.get(partnerBid.bid.impid);
@@ -139,11 +172,11 @@ export function holdAuction(input: AuctionInput): AuctionOutcome {
       continue;
     }
     if (state.ctx.floorUsdMicros === undefined) {
-      state.losers.push({ partnerBid, lossReason: LossReason.internalError });
+      state.dropped.push({ loser: { partnerBid, lossReason: LossReason.internalError }, floorUsdMicros: undefined });
       continue;
     }
-    const screened = screenBid(partnerBid, state.ctx, blockedDomains, rates);
-    if (typeof screened === 'number') state.losers.push({ partnerBid, lossReason: screened });
+    const screened = screenBid(partnerBid, state.ctx, blocks, rates);
+    if (isDropped(screened)) state.dropped.push({ loser: { partnerBid, lossReason: screened.lossReason }, floorUsdMicros: screened.floorUsdMicros });
     else state.valid.push(screened);
   }
 

@@ -29,6 +29,8 @@ export interface AuctionInput {
 /** The winner of one imp's auction with every price the exchange needs downstream. */
 export interface WinningBid {
   partnerBid: PartnerBid;
+  /** How it was priced: 1 first price, 2 second price plus, 3 fixed price (a deal's `at`, else the auction's). */
+  auctionType: 1 | 2 | 3;
   /** The winner's bid in USD micros (CPM). */
   bidUsdMicros: Micros;
   /** Clearing price = gross = what the partner pays, USD micros (CPM). */
@@ -47,6 +49,11 @@ export interface WinningBid {
 export interface LosingBid {
   partnerBid: PartnerBid;
   lossReason: LossReasonCode;
+  /**
+   * `${AUCTION_MIN_TO_WIN}`: the lowest price that would have won, USD micros (CPM); absent when
+   * no price could have (an open bid in a private auction, a bid for no known imp).
+   */
+  minToWinUsdMicros?: Micros;
 }
 
 /** One imp's auction. `winner` is null when no valid bid beat the floor. */

@@ -6,8 +6,11 @@
  * - "if the source value is an optional parameter that was not specified, the macro will simply
  *   be removed (i.e., replaced with a zero-length string)": a macro of the 2.5 list whose value
  *   is not given becomes the empty string;
- * - anything else in `${...}` (custom `${CUSTOM_KEY}` macros, later versions' macros such as
- *   `${AUCTION_MIN_TO_WIN}`, lower-case names) is not ours to resolve and is left as it is;
+ * - `${AUCTION_MIN_TO_WIN}` (OpenRTB 2.6 section 4.4, the minimum bid that would have won, in the
+ *   bid's currency) is resolved like the 2.5 list: a 2.5 partner that never asked for it never
+ *   sees it, and where the exchange has no value (a winner's notices) it becomes empty;
+ * - anything else in `${...}` (custom `${CUSTOM_KEY}` macros, lower-case names) is not ours to
+ *   resolve and is left as it is;
  * - the `:X` suffix asks for an encoded value; the algorithm is agreed between exchange and
  *   bidder. `:B64` (base64 of the value, as Prebid Server does) is supported; other suffixes are
  *   left as they are.
@@ -40,6 +43,8 @@ export interface MacroValues {
   mbr?: number;
   /** `${AUCTION_LOSS}`: loss reason code (OpenRTB 2.5 list 5.25). */
   loss?: number;
+  /** `${AUCTION_MIN_TO_WIN}` (OpenRTB 2.6): the lowest CPM that would have won, micros in the bid's currency. */
+  minToWinMicros?: Micros;
 }
 
 /** The 2.5 macro names and the `MacroValues` field each one reads. */
@@ -53,6 +58,7 @@ const MACRO_FIELDS: ReadonlyMap<string, keyof MacroValues> = new Map<string, key
   ['AUCTION_CURRENCY', 'currency'],
   ['AUCTION_MBR', 'mbr'],
   ['AUCTION_LOSS', 'loss'],
+  ['AUCTION_MIN_TO_WIN', 'minToWinMicros'],
 ]);
 
 /**
@@ -91,7 +97,7 @@ function macroValue(values: MacroValues, field: keyof MacroValues, b64: boolean)
   const value = values[field];
   if (value === undefined || value === null) return '';
   let text: string;
-  if (field === 'priceMicros') text = formatCpm(value as number);
+  if (field === 'priceMicros' || field === 'minToWinMicros') text = formatCpm(value as number);
   else if (field === 'mbr') text = formatDecimal(value as number, RATIO_DECIMALS);
   else if (field === 'loss') text = Number.isFinite(value) ? String(Math.trunc(value as number)) : '';
   else text = String(value);

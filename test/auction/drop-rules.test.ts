@@ -83,6 +83,63 @@ const dropCases: DropCase[] = [
     bid: partnerBid(1.158999, { dealid: 'd-1' }),
     lossReason: LossReason.bidBelowDealFloor,
   },
+  { name: 'seat in bseat: 104', request: bidRequest({ bseat: ['dsp_a'] }), bid: partnerBid(1), lossReason: LossReason.buyerSeatBlocked },
+  { name: 'seat not in wseat: 104', request: bidRequest({ wseat: ['dsp_b'] }), bid: partnerBid(1), lossReason: LossReason.buyerSeatBlocked },
+  {
+    name: 'seat in both wseat and bseat: 104',
+    request: bidRequest({ wseat: ['dsp_a'], bseat: ['dsp_a'] }),
+    bid: partnerBid(1),
+    lossReason: LossReason.buyerSeatBlocked,
+  },
+  {
+    name: 'cat equal to a bcat entry: 209',
+    request: bidRequest({ bcat: ['IAB25-3'] }),
+    bid: partnerBid(1, { cat: ['IAB1', 'IAB25-3'] }),
+    lossReason: LossReason.creativeFilteredCategoryExclusions,
+  },
+  {
+    name: 'cat a child of a bcat parent: 209',
+    request: bidRequest({ bcat: ['IAB7'] }),
+    bid: partnerBid(1, { cat: ['IAB7-39'] }),
+    lossReason: LossReason.creativeFilteredCategoryExclusions,
+  },
+  { name: 'bundle in bapp: 206', request: bidRequest({ bapp: ['com.rival.app'] }), bid: partnerBid(1, { bundle: 'com.rival.app' }), lossReason: LossReason.creativeFilteredAppBundleExclusions },
+  {
+    name: 'attr in the banner battr: 210',
+    request: bidRequest({ imp: [bannerImp({ banner: { w: 300, h: 250, battr: [1, 9] } })] }),
+    bid: partnerBid(1, { attr: [3, 9] }),
+    lossReason: LossReason.creativeFilteredAttributeExclusions,
+  },
+  {
+    name: 'secure imp, an http:// image: 207',
+    request: bidRequest({ imp: [bannerImp({ secure: 1 })] }),
+    bid: partnerBid(1, { adm: '<a href="https://brand.example"><img src="http://cdn.example/ad.png"></a>' }),
+    lossReason: LossReason.creativeFilteredNotSecure,
+  },
+  {
+    name: 'secure imp, an http:// script in a string: 207',
+    request: bidRequest({ imp: [bannerImp({ secure: 1 })] }),
+    bid: partnerBid(1, { adm: "<script>document.write('<scr'+'ipt src=HTTP://tags.example/t.js></scr'+'ipt>')</script>" }),
+    lossReason: LossReason.creativeFilteredNotSecure,
+  },
+  {
+    name: "seat outside the deal's wseat: 213",
+    request: bidRequest({ imp: [bannerImp({ pmp: { deals: [{ id: 'd-1', wseat: ['agency-1'] }] } })] }),
+    bid: partnerBid(1, { dealid: 'd-1' }),
+    lossReason: LossReason.creativeFilteredNotAllowedInPmpDeal,
+  },
+  {
+    name: "adomain outside the deal's wadomain: 213",
+    request: bidRequest({ imp: [bannerImp({ pmp: { deals: [{ id: 'd-1', wadomain: ['brand-a.example'] }] } })] }),
+    bid: partnerBid(1, { dealid: 'd-1', adomain: ['brand-b.example'] }),
+    lossReason: LossReason.creativeFilteredNotAllowedInPmpDeal,
+  },
+  {
+    name: 'deal with wadomain, bid without adomain: 213',
+    request: bidRequest({ imp: [bannerImp({ pmp: { deals: [{ id: 'd-1', wadomain: ['brand-a.example'] }] } })] }),
+    bid: partnerBid(1, { dealid: 'd-1', adomain: undefined }),
+    lossReason: LossReason.creativeFilteredNotAllowedInPmpDeal,
+  },
   {
     name: 'deal floor in a currency without a rate: 1',
     request: bidRequest({ imp: [bannerImp({ pmp: { deals: [{ id: 'd-1', bidfloor: 1, bidfloorcur: 'RUB' }] } })] }),
@@ -96,7 +153,8 @@ describe('holdAuction: dropped bids', () => {
     const outcome = run({ request, bids: [bid] });
     const result = only(outcome);
     expect(result.winner).toBeNull();
-    expect(result.losers).toEqual([{ partnerBid: bid, lossReason }]);
+    expect(result.losers).toHaveLength(1);
+    expect(result.losers[0]).toMatchObject({ partnerBid: bid, lossReason });
     expect(outcome.unmatched).toEqual([]);
   });
 
@@ -168,6 +226,25 @@ const acceptCases: AcceptCase[] = [
     request: bidRequest({ imp: [bannerImp({ pmp: { deals: [{ id: 'd-1', bidfloor: 1, bidfloorcur: 'EUR' }] } })] }),
     bid: partnerBid(1.159, { dealid: 'd-1' }),
   },
+  { name: 'seat in wseat', request: bidRequest({ wseat: ['dsp_a', 'dsp_b'] }), bid: partnerBid(1) },
+  { name: 'bcat child does not block its parent', request: bidRequest({ bcat: ['IAB7-39'] }), bid: partnerBid(1, { cat: ['IAB7', 'IAB7-3'] }) },
+  { name: 'bcat IAB1 does not block IAB10', request: bidRequest({ bcat: ['IAB1'] }), bid: partnerBid(1, { cat: ['IAB10-2'] }) },
+  {
+    name: 'attr not in battr (battr of another media object ignored when absent)',
+    request: bidRequest({ imp: [bannerImp({ banner: { w: 300, h: 250, battr: [1] } })] }),
+    bid: partnerBid(1, { attr: [2, 3] }),
+  },
+  {
+    name: 'secure imp, https resources and an http:// click-through',
+    request: bidRequest({ imp: [bannerImp({ secure: 1 })] }),
+    bid: partnerBid(1, { adm: '<a href="http://brand.example/landing"><img src="https://cdn.example/ad.png"></a>' }),
+  },
+  { name: 'http:// resources on an imp that is not secure', request: bidRequest(), bid: partnerBid(1, { adm: '<img src="http://cdn.example/ad.png">' }) },
+  {
+    name: "deal bid inside the deal's wseat and wadomain (case-insensitive domain)",
+    request: bidRequest({ imp: [bannerImp({ pmp: { deals: [{ id: 'd-1', wseat: ['dsp_a'], wadomain: ['Brand.Example'] }] } })] }),
+    bid: partnerBid(1, { dealid: 'd-1', adomain: ['brand.example'] }),
+  },
   {
     name: 'empty dealid is no deal',
     request: bidRequest(),
@@ -222,6 +299,37 @@ describe('holdAuction: deals', () => {
     expect(result.winner?.partnerBid.bid.id).toBe('deal');
     expect(result.winner?.clearingUsdMicros).toBe(2_010_000);
     expect(lossesById(result)).toEqual({ open: LossReason.invalidDealId });
+  });
+
+  it("a deal's at overrides the auction type for its bids: 3 fixed price, 1 first price, 2 second price", () => {
+    const fixed = dealImp({ deals: [{ id: 'd-1', bidfloor: 4, at: 3 }] });
+    // Fixed price: a bid at or above the deal floor clears at exactly the floor, whatever the auction's type.
+    for (const at of [1, 2] as const) {
+      const result = only(run({ request: fixed, at, bids: [partnerBid(6, { id: 'deal', dealid: 'd-1' }), partnerBid(5, { id: 'open' })] }));
+      expect(result.winner).toMatchObject({ auctionType: 3, clearingUsdMicros: 4_000_000 });
+    }
+    const first = dealImp({ deals: [{ id: 'd-1', bidfloor: 2, at: 1 }] });
+    expect(only(run({ request: first, at: 2, bids: [partnerBid(3, { dealid: 'd-1' })] })).winner).toMatchObject({ auctionType: 1, clearingUsdMicros: 3_000_000 });
+    const second = dealImp({ deals: [{ id: 'd-1', bidfloor: 2, at: 2 }] });
+    const result = only(run({ request: second, at: 1, bids: [partnerBid(3, { id: 'deal', dealid: 'd-1' }), partnerBid(2.5, { id: 'open' })] }));
+    expect(result.winner).toMatchObject({ auctionType: 2, clearingUsdMicros: 2_510_000 }); // max(2.50, deal floor 2.00) + 0.01
+    // An open winner in the same imp is priced by the auction's own type.
+    const open = only(run({ request: fixed, at: 1, bids: [partnerBid(3, { id: 'deal', dealid: 'd-1' }), partnerBid(5, { id: 'open' })] }));
+    expect(open.winner).toMatchObject({ auctionType: 1, clearingUsdMicros: 5_000_000 });
+    expect(lossesById(open)).toEqual({ deal: LossReason.bidBelowDealFloor });
+  });
+
+  it('losers carry the minimum bid to win: above the winner, at least their floor; none for an open bid in a private auction', () => {
+    const request = dealImp({ deals: [{ id: 'd-1', bidfloor: 3 }] }, 1);
+    const result = only(
+      run({ request, bids: [partnerBid(4, { id: 'win', dealid: 'd-1' }), partnerBid(2, { id: 'open' }), partnerBid(0.5, { id: 'low' })] }),
+    );
+    const min = Object.fromEntries(result.losers.map((l) => [l.partnerBid.bid.id, l.minToWinUsdMicros]));
+    expect(min).toEqual({ open: 4_010_000, low: 4_010_000 });
+    const none = only(run({ request: dealImp({ deals: [{ id: 'd-1', bidfloor: 3 }] }, 2), bids: [partnerBid(1, { id: 'under' })] }));
+    expect(none.losers[0]).toMatchObject({ lossReason: LossReason.bidBelowFloor, minToWinUsdMicros: 2_000_000 });
+    const privateAuction = only(run({ request: dealImp({ private_auction: 1, deals: [{ id: 'd-1' }] }), bids: [partnerBid(9, { id: 'open' })] }));
+    expect(privateAuction.losers[0]?.minToWinUsdMicros).toBeUndefined();
   });
 
   it('private auction with no valid deal bid: no winner', () => {

@@ -58,3 +58,58 @@ describe('holdAuction invariants', () => {
     );
   });
 });
+
+// Deals and ad quality: random deal terms (floor, at, private auction, wseat) and request blocks.
+const dealBidArb = fc.record({
+  price: fc.integer({ min: 1, max: 10_000_000 }).map((m) => m / 1_000_000),
+  dealid: fc.constantFrom(undefined, 'd-1', 'd-2', 'nope'),
+  partnerId: fc.constantFrom('dsp_a', 'dsp_b', 'dsp_c'),
+  cat: fc.constantFrom<string[] | undefined>(undefined, ['IAB1'], ['IAB1-5'], ['IAB2']),
+  arrivalSeq: fc.integer({ min: 0, max: 1_000 }),
+});
+
+describe('holdAuction invariants with deals and ad-quality rules', () => {
+  it('never awards a dropped bid; clears between the effective floor and the bid; a private auction never clears an open bid; a fixed-price deal clears at its floor', () => {
+    fc.assert(
+      fc.property(
+        fc.array(dealBidArb, { maxLength: 8 }),
+        fc.integer({ min: 0, max: 3_000_000 }),
+        fc.record({ floorMicros: fc.integer({ min: 0, max: 6_000_000 }), at: fc.constantFrom(undefined, 1, 2, 3) }),
+        fc.boolean(),
+        fc.constantFrom(1 as const, 2 as const),
+        fc.constantFrom<string[] | undefined>(undefined, ['dsp_c']),
+        (specs, impFloorMicros, d1, privateAuction, at, bseat) => {
+          const deals = [
+            { id: 'd-1', bidfloor: d1.floorMicros / 1_000_000, ...(d1.at !== undefined ? { at: d1.at } : {}) },
+            { id: 'd-2', wseat: ['dsp_a'] },
+          ];
+          const request = bidRequest({
+            imp: [bannerImp({ bidfloor: impFloorMicros / 1_000_000, pmp: { private_auction: privateAuction ? 1 : 0, deals } })],
+            bcat: ['IAB1'],
+            ...(bseat ? { bseat } : {}),
+          });
+          const bids = specs.map((s) => partnerBid(s.price, s));
+          const result = run({ request, bids, at }).results[0]!;
+          expect(result.losers.length + (result.winner ? 1 : 0)).toBe(bids.length);
+          const winner = result.winner;
+          if (!winner) return;
+          const bid = winner.partnerBid;
+          // Never a bid that breaks a rule.
+          expect(bseat?.includes(bid.seat) ?? false).toBe(false);
+          expect((bid.bid.cat ?? []).some((c) => c === 'IAB1' || c.startsWith('IAB1-'))).toBe(false);
+          expect(bid.bid.dealid).not.toBe('nope');
+          if (bid.bid.dealid === 'd-2') expect(bid.seat).toBe('dsp_a');
+          if (privateAuction) expect(['d-1', 'd-2']).toContain(bid.bid.dealid);
+          // d-1 has a floor of its own (0 included); d-2 has none and inherits the imp's.
+          const effectiveFloor = bid.bid.dealid === 'd-1' ? d1.floorMicros : impFloorMicros;
+          expect(winner.clearingUsdMicros).toBeLessThanOrEqual(winner.bidUsdMicros);
+          expect(winner.clearingUsdMicros).toBeGreaterThanOrEqual(effectiveFloor);
+          if (bid.bid.dealid === 'd-1' && d1.at === 3) {
+            expect(winner.auctionType).toBe(3);
+            expect(winner.clearingUsdMicros).toBe(effectiveFloor);
+          }
+        },
+      ),
+    );
+  });
+});

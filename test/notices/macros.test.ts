@@ -38,8 +38,13 @@ describe('substituteMacros (OpenRTB 2.5 section 4.4)', () => {
   });
 
   it('leaves unknown, custom, lower-case and unsupported-encoding macros alone', () => {
-    const template = '${CUSTOM_KEY} ${AUCTION_MIN_TO_WIN} ${auction_price} ${AUCTION_PRICE:XYZ} %24%7BOTHER%7D ${ AUCTION_PRICE } $AUCTION_PRICE {AUCTION_PRICE}';
+    const template = '${CUSTOM_KEY} ${AUCTION_MAX_TO_LOSE} ${auction_price} ${AUCTION_PRICE:XYZ} %24%7BOTHER%7D ${ AUCTION_PRICE } $AUCTION_PRICE {AUCTION_PRICE}';
     expect(substituteMacros(template, all)).toBe(template);
+  });
+
+  it('resolves the OpenRTB 2.6 ${AUCTION_MIN_TO_WIN} as a price, empty without a value', () => {
+    expect(substituteMacros('l=${AUCTION_LOSS}&m=${AUCTION_MIN_TO_WIN}', { loss: 102, minToWinMicros: 2_010_000 })).toBe('l=102&m=2.01');
+    expect(substituteMacros('m=%24%7BAUCTION_MIN_TO_WIN%7D', {})).toBe('m=');
   });
 
   it('answers the same string when there is nothing to substitute', () => {
