@@ -6,7 +6,7 @@
 import type { PartnerBid } from '../demand/contract.js';
 import type { CurrencyConverter } from '../domain/currency.js';
 import type { Micros } from '../domain/money.js';
-import { LossReason, type BidRequest } from '../domain/openrtb.js';
+import { LossReason, type BidRequest, type LossReasonCode } from '../domain/openrtb.js';
 import { buildRequestBlocks } from './ad-quality.js';
 import { isDropped, screenBid, type ScreenedBid } from './bid-filters.js';
 import { clearingUsdMicros, marketBidRatio, netUsdMicros, SECOND_PRICE_INCREMENT_MICROS } from './clearing.js';
@@ -80,15 +80,26 @@ function priceWinner(best: ScreenedBid, second: ScreenedBid | undefined, input: 
   };
 }
 
+/** Loss reasons no price can cure: the seat, the deal's terms or the auction's privacy keep the bid out. */
+const PRICE_CANNOT_CURE: ReadonlySet<LossReasonCode> = new Set([
+  LossReason.buyerSeatBlocked,
+  LossReason.creativeFilteredNotAllowedInPmpDeal,
+  LossReason.invalidDealId,
+]);
+
 /**
  * `${AUCTION_MIN_TO_WIN}` of a losing bid, USD micros (OpenRTB 2.6 section 4.4: the minimum bid
  * that would have won): above the winning bid by the increment, and at least the floor the bid
- * had to reach; with no winner, that floor. Undefined when no price could have won it the
- * auction (an open bid in a private auction) or its floor is unknown.
+ * had to reach (its deal's floor for a deal bid, else the imp's); with no winner, that floor.
+ * Undefined when no price could have won it the auction (an open bid in a private auction, a
+ * blocked seat, a bid outside its deal's terms or for an unknown deal) or its floor is unknown.
  */
-function minToWin(winner: ScreenedBid | undefined, floorUsdMicros: Micros | undefined, ctx: ImpAuctionContext, isDeal: boolean): Micros | undefined {
-  if (ctx.privateAuction && !isDeal) return undefined;
-  const floor = floorUsdMicros ?? ctx.floorUsdMicros;
+function minToWin(winner: ScreenedBid | undefined, loser: LosingBid, floorUsdMicros: Micros | undefined, ctx: ImpAuctionContext): Micros | undefined {
+  if (PRICE_CANNOT_CURE.has(loser.lossReason)) return undefined;
+  const dealid = loser.partnerBid.bid.dealid;
+  const deal = typeof dealid === 'string' ? ctx.deals.get(dealid) : undefined;
+  if (ctx.privateAuction && deal === undefined) return undefined;
+  const floor = floorUsdMicros ?? (deal !== undefined ? deal.floorUsdMicros : ctx.floorUsdMicros);
   if (floor === undefined) return undefined;
   return winner === undefined ? floor : Math.max(winner.usdMicros + SECOND_PRICE_INCREMENT_MICROS, floor);
 }
@@ -107,8 +118,7 @@ function settle(state: ImpAuctionState, input: AuctionInput): ImpAuctionResult {
     }
   }
   const losers: LosingBid[] = state.dropped.map(({ loser, floorUsdMicros }) => {
-    const isDeal = typeof loser.partnerBid.bid.dealid === 'string' && ctx.deals.has(loser.partnerBid.bid.dealid);
-    const min = minToWin(best, floorUsdMicros, ctx, isDeal);
+    const min = minToWin(best, loser, floorUsdMicros, ctx);
     return min === undefined ? loser : { ...loser, minToWinUsdMicros: min };
   });
   if (best === undefined) return { auctionId, impId: ctx.imp.id, winner: null, losers };
@@ -116,7 +126,7 @@ function settle(state: ImpAuctionState, input: AuctionInput): ImpAuctionResult {
     if (candidate === best) continue;
     const lossReason = best.isDeal && !candidate.isDeal ? LossReason.lostToPmpDeal : LossReason.lostToHigherBid;
     const loser: LosingBid = { partnerBid: candidate.partnerBid, lossReason };
-    const min = minToWin(best, candidate.floorUsdMicros, ctx, candidate.isDeal);
+    const min = minToWin(best, loser, candidate.floorUsdMicros, ctx);
     if (min !== undefined) loser.minToWinUsdMicros = min;
     losers.push(loser);
   }
