@@ -8,6 +8,8 @@ export interface DemoTotals {
   answered204: number;
   errors: number;
   bids: number;
+  /** Bids answered with a `dealid`: auctions a deal bid won. */
+  dealBids: number;
   winNotices: number;
   billingNotices: number;
   /** Net revenue of billed impressions: sum of price / 1000. */
@@ -38,6 +40,7 @@ export function printSummary(t: DemoTotals, out: NodeJS.WritableStream): void {
     row(['bid requests (corpus)', t.corpusRequests], [32]),
     row(['answered 200 / 204 / errors', `${t.answered200} / ${t.answered204} / ${t.errors}`], [32]),
     row(['bids', t.bids], [32]),
+    row(['  of which deal bids (pmp)', t.dealBids], [32]),
     row(['wins (win notices sent)', t.winNotices], [32]),
     row(['impressions (billing/pixel)', t.billingNotices], [32]),
     row(['revenue, net (bid prices / 1000)', t.revenueNet.toFixed(4)], [32]),

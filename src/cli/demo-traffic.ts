@@ -39,8 +39,22 @@ function pick<T>(rng: () => number, list: T[]): T {
 function bannerImp(rng: () => number, id: string): Imp {
   const [w, h] = pick(rng, SIZES);
   const floor = pick(rng, FLOORS);
-  const imp: Imp = { id, banner: rng() < 0.5 ? { w, h } : { format: [{ w, h }] }, ...floor, secure: 1 };
-  if (rng() < 0.1) imp.pmp = { private_auction: 0, deals: [{ id: 'deal-demo-1', bidfloor: 1.5, bidfloorcur: 'USD' }] };
+  // Not `secure`: the demo's partners serve their creatives over plain http on loopback, and a
+  // secure imp drops every bid whose markup loads an `http://` resource (loss 207).
+  const imp: Imp = { id, banner: rng() < 0.5 ? { w, h } : { format: [{ w, h }] }, ...floor };
+  const deals = rng();
+  // One imp in ten offers an open-auction deal; one in twenty is a private auction with a
+  // fixed-price deal (the deal floor is the price) next to a first-price one.
+  if (deals < 0.1) imp.pmp = { private_auction: 0, deals: [{ id: 'deal-demo-1', bidfloor: 1.5, bidfloorcur: 'USD' }] };
+  else if (deals < 0.15) {
+    imp.pmp = {
+      private_auction: 1,
+      deals: [
+        { id: 'deal-demo-fixed', bidfloor: 2, bidfloorcur: 'USD', at: 3 },
+        { id: 'deal-demo-pmp', bidfloor: 1, bidfloorcur: 'USD', at: 1 },
+      ],
+    };
+  }
   return imp;
 }
 

@@ -92,6 +92,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
       answered204: 0,
       errors: 0,
       bids: 0,
+      dealBids: 0,
       winNotices: 0,
       billingNotices: 0,
       revenueNet: 0,
@@ -118,6 +119,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
       for (const seat of response.seatbid ?? []) {
         for (const bid of seat.bid) {
           totals.bids++;
+          if (typeof bid.dealid === 'string' && bid.dealid !== '') totals.dealBids++;
           if (rng() >= options.winShare) continue;
           const price = String(bid.price);
           if (bid.nurl) fire(bid.nurl.replace('${AUCTION_PRICE}', price));
