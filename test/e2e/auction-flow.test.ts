@@ -13,7 +13,7 @@ const bidRequest = {
   id: 'flow-1',
   imp: [{ id: 'imp-1', banner: { format: [{ w: 300, h: 250 }] }, bidfloor: 0.2 }],
   site: { domain: 'pub.example', publisher: { id: 'p' } },
-  tmax: 150,
+  tmax: 400, // room for a loaded machine; the slow partner (1,000 ms) still misses it
   at: 2, // second price plus: the publisher's default is first price
 };
 
@@ -116,7 +116,7 @@ describe('auction flow with real fake DSPs', () => {
     const sent = good.requests[0]!;
     expect(sent.headers['x-openrtb-version']).toBe('2.5');
     expect(sent.body.id).not.toBe('flow-1');
-    expect(sent.body.tmax).toBeLessThanOrEqual(150 - 20);
+    expect(sent.body.tmax).toBeLessThanOrEqual(bidRequest.tmax - 20);
     expect(sent.body.source.ext.schain.nodes.at(-1)).toMatchObject({ sid: ex.publisherId, rid: 'flow-1', hp: 1 });
   });
 
