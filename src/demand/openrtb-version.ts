@@ -46,7 +46,9 @@ function placeFields(parent: Obj, keys: readonly string[], version: OpenRtbVersi
     if (version === '2.6') out[key] = value;
     else outExt[key] = value;
   }
-  if (Object.keys(outExt).length > 0 || ext !== undefined) out.ext = outExt;
+  // An `ext` left empty by the move is dropped rather than sent as `{}`.
+  if (Object.keys(outExt).length > 0) out.ext = outExt;
+  else delete out.ext;
   return out;
 }
 
