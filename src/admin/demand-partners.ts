@@ -3,7 +3,7 @@
  * the seed config: validation, defaults and id minting over the storage port. No HTTP in here.
  *
  * Defaults (DESIGN section 7): adapter `openrtb25`, timeout_ms 1000, gzip false, qps_limit null
- * (no cap), currency USD, enabled true.
+ * (no cap), currency USD, enabled true, openrtb_version '2.5', gvl_vendor_id null.
  *
  * Choices where DESIGN is silent:
  * - Names need not be unique (the id is the identity); no 409 is ever raised.
@@ -38,6 +38,10 @@ export interface DemandPartnerInput {
   currency?: string;
   /** Whether the partner is called; default true. */
   enabled?: boolean;
+  /** OpenRTB version the partner speaks, '2.5' or '2.6'; default '2.5' (DESIGN section 5). */
+  openrtb_version?: '2.5' | '2.6';
+  /** IAB TCF Global Vendor List id (integer 1..65535) or null; default null (DESIGN section 11). */
+  gvl_vendor_id?: number | null;
 }
 
 /** A partial update: only the fields present change. `name` and `endpoint` cannot be cleared. */
@@ -51,6 +55,8 @@ export const DEMAND_PARTNER_DEFAULTS = {
   qpsLimit: null,
   currency: 'USD',
   enabled: true,
+  openrtbVersion: '2.5',
+  gvlVendorId: null,
 } as const satisfies Partial<DemandPartnerRecord>;
 
 /** What the demand partner service needs. */
@@ -87,6 +93,9 @@ export interface DemandPartnerService {
 
 /** Validated fields of a create or patch, in the record's camelCase. */
 type PartnerFields = Partial<Omit<DemandPartnerRecord, 'id' | 'createdAtMs' | 'updatedAtMs'>>;
+
+/** Largest TCF vendor id: the TC string encodes vendor ids in 16 bits (IAB TCF v2 consent string format). */
+export const MAX_GVL_VENDOR_ID = 65535;
 
 /** Longest endpoint URL accepted, in characters. */
 const MAX_URL_LENGTH = 2048;
@@ -136,6 +145,16 @@ function checkPartnerFields(input: unknown, creating: boolean, adapterCodes: rea
     } else fields.currency = body.currency;
   }
   if (body.enabled !== undefined) fields.enabled = checkBoolean(body.enabled, 'enabled', errors);
+  if (body.openrtb_version !== undefined) {
+    if (body.openrtb_version === '2.5' || body.openrtb_version === '2.6') fields.openrtbVersion = body.openrtb_version;
+    else errors.add('openrtb_version', "must be '2.5' or '2.6'");
+  }
+  if (body.gvl_vendor_id !== undefined) {
+    if (body.gvl_vendor_id === null) fields.gvlVendorId = null;
+    else if (Number.isInteger(body.gvl_vendor_id) && (body.gvl_vendor_id as number) >= 1 && (body.gvl_vendor_id as number) <= MAX_GVL_VENDOR_ID) {
+      fields.gvlVendorId = body.gvl_vendor_id as number;
+    } else errors.add('gvl_vendor_id', `must be null or an integer from 1 to ${MAX_GVL_VENDOR_ID} (IAB TCF Global Vendor List id)`);
+  }
   errors.throwIfAny('demand partner');
   return fields;
 }
@@ -169,6 +188,8 @@ export function createDemandPartnerService(deps: DemandPartnerServiceDeps): Dema
         qpsLimit: fields.qpsLimit !== undefined ? fields.qpsLimit : DEMAND_PARTNER_DEFAULTS.qpsLimit,
         currency: fields.currency ?? DEMAND_PARTNER_DEFAULTS.currency,
         enabled: fields.enabled ?? DEMAND_PARTNER_DEFAULTS.enabled,
+        openrtbVersion: fields.openrtbVersion ?? DEMAND_PARTNER_DEFAULTS.openrtbVersion,
+        gvlVendorId: fields.gvlVendorId !== undefined ? fields.gvlVendorId : DEMAND_PARTNER_DEFAULTS.gvlVendorId,
         createdAtMs: nowMs,
         updatedAtMs: nowMs,
       };

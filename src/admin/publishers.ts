@@ -12,11 +12,13 @@
  * - Unknown input fields are ignored; a field given as `undefined` counts as absent.
  * - `auction_type` is 1 (first price, the default) or 2 (second price plus); `reserve_price` is a
  *   CPM in USD with at most 6 decimals (whole micros), 0 by default (DESIGN section 4).
+ * - `seller_type` (PUBLISHER by default, INTERMEDIARY or BOTH) and `is_confidential` (false by
+ *   default) are the publisher's sellers.json entry (DESIGN section 11).
  */
 import type { Clock } from '../domain/clock.js';
 import { AdxError } from '../domain/errors.js';
 import type { IdGenerator } from '../domain/ids.js';
-import type { ApiKeyRecord, PublisherRecord, Store } from '../storage/ports.js';
+import type { ApiKeyRecord, PublisherRecord, SellerType, Store } from '../storage/ports.js';
 import { generateApiKey, hashApiKey, keyPrefix } from './api-keys.js';
 import { FieldErrors, checkBoolean, checkCpmMicros, checkName, normalizeHostName, requireObject } from './field-checks.js';
 
@@ -33,6 +35,10 @@ export interface PublisherInput {
   auction_type?: 1 | 2;
   /** Reserve price, CPM in USD (default 0): a floor under every imp of the publisher. */
   reserve_price?: number;
+  /** sellers.json `seller_type`: PUBLISHER (default), INTERMEDIARY or BOTH (DESIGN section 11). */
+  seller_type?: SellerType;
+  /** sellers.json `is_confidential`: listed without name or domain; default false. */
+  is_confidential?: boolean;
 }
 
 /** A partial update: only the fields present change. `name` cannot be cleared. */
@@ -94,6 +100,8 @@ interface PublisherFields {
   browserAccess?: boolean;
   auctionType?: 1 | 2;
   reservePriceMicros?: number;
+  sellerType?: SellerType;
+  isConfidential?: boolean;
 }
 
 /** Checks the fields present in `input`; `requireName` for creation. */
@@ -128,6 +136,11 @@ function checkPublisherFields(input: unknown, requireName: boolean, what: string
     else errors.add('auction_type', 'must be 1 (first price) or 2 (second price plus)');
   }
   if (body.reserve_price !== undefined) fields.reservePriceMicros = checkCpmMicros(body.reserve_price, 'reserve_price', errors);
+  if (body.seller_type !== undefined) {
+    if (body.seller_type === 'PUBLISHER' || body.seller_type === 'INTERMEDIARY' || body.seller_type === 'BOTH') fields.sellerType = body.seller_type;
+    else errors.add('seller_type', 'must be PUBLISHER, INTERMEDIARY or BOTH (IAB sellers.json)');
+  }
+  if (body.is_confidential !== undefined) fields.isConfidential = checkBoolean(body.is_confidential, 'is_confidential', errors);
   errors.throwIfAny(what);
   return fields;
 }
@@ -183,6 +196,8 @@ export function createPublisherService(deps: PublisherServiceDeps): PublisherSer
         browserAccess: fields.browserAccess ?? false,
         auctionType: fields.auctionType ?? 1,
         reservePriceMicros: fields.reservePriceMicros ?? 0,
+        sellerType: fields.sellerType ?? 'PUBLISHER',
+        isConfidential: fields.isConfidential ?? false,
         createdAtMs: nowMs,
         updatedAtMs: nowMs,
       };

@@ -98,6 +98,9 @@ export function statusForCall(call: PartnerCallResult): number {
     case 'skipped': {
       const kind = call.errors[0]?.kind;
       if (kind === 'qps_limited') return NonBidStatus.requestBlockedOptimized;
+      // Not called for privacy (DESIGN section 11): "Request Blocked - Privacy", 204 in Prebid
+      // Server's exchange/non_bid_reason.go (RequestBlockedPrivacy) and the IAB list.
+      if (kind === 'privacy_blocked') return NonBidStatus.requestBlockedPrivacy;
       // Skipped without an error: no budget was left for it within tmax.
       return kind === undefined ? NonBidStatus.insufficientAuctionTime : NonBidStatus.requestBlockedGeneral;
     }

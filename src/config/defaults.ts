@@ -20,6 +20,8 @@ export const defaults = {
   },
   exchange: {
     domain: 'adx.example',
+    contactEmail: '',
+    contactAddress: '',
   },
   auction: {
     defaultTmaxMs: 100, // DESIGN section 2

@@ -18,6 +18,8 @@ export const ENV_KEYS = {
   ADX_ADMIN_KEY: 'security.adminKey',
   ADX_SECRET_KEY: 'security.secretKey',
   ADX_EXCHANGE_DOMAIN: 'exchange.domain',
+  ADX_CONTACT_EMAIL: 'exchange.contactEmail',
+  ADX_CONTACT_ADDRESS: 'exchange.contactAddress',
   ADX_TAKE_RATE: 'auction.takeRate',
   ADX_MAX_TMAX_MS: 'auction.maxTmaxMs',
   ADX_TMAX_MARGIN_MS: 'auction.tmaxMarginMs',

@@ -44,6 +44,8 @@ export async function applySeed(deps: { store: Store; clock: Clock; ids: IdGener
         browserAccess: p.browser_access ?? false,
         auctionType: p.auction_type ?? 1,
         reservePriceMicros: toMicros(p.reserve_price ?? 0),
+        sellerType: p.seller_type ?? 'PUBLISHER',
+        isConfidential: p.is_confidential ?? false,
         createdAtMs: now,
         updatedAtMs: now,
       },
@@ -75,6 +77,8 @@ export async function applySeed(deps: { store: Store; clock: Clock; ids: IdGener
       qpsLimit: d.qps_limit ?? null,
       currency: d.currency ?? 'USD',
       enabled: d.enabled ?? true,
+      openrtbVersion: d.openrtb_version ?? '2.5',
+      gvlVendorId: d.gvl_vendor_id ?? null,
       createdAtMs: now,
       updatedAtMs: now,
     });

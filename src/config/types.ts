@@ -34,6 +34,10 @@ export interface Config {
   exchange: {
     /** The exchange's domain, `asi` of its supply chain node (DESIGN section 5). */
     domain: string;
+    /** sellers.json `contact_email` (`ADX_CONTACT_EMAIL`); '' = left out (DESIGN section 11). */
+    contactEmail: string;
+    /** sellers.json `contact_address` (`ADX_CONTACT_ADDRESS`); '' = left out. */
+    contactAddress: string;
   };
   auction: {
     /** Default `tmax` in ms when the request has none. */
@@ -134,6 +138,10 @@ export interface SeedConfig {
     auction_type?: 1 | 2;
     /** Reserve price, CPM in USD (default 0). */
     reserve_price?: number;
+    /** sellers.json seller_type (default PUBLISHER). */
+    seller_type?: 'PUBLISHER' | 'INTERMEDIARY' | 'BOTH';
+    /** sellers.json is_confidential (default false). */
+    is_confidential?: boolean;
   }>;
   demand_partners: Array<{
     name: string;
@@ -144,6 +152,10 @@ export interface SeedConfig {
     qps_limit?: number | null;
     currency?: string;
     enabled?: boolean;
+    /** '2.5' (default) or '2.6' (DESIGN section 5). */
+    openrtb_version?: '2.5' | '2.6';
+    /** IAB TCF Global Vendor List id (default none; DESIGN section 11). */
+    gvl_vendor_id?: number | null;
     /** Demo only: start a simulated DSP on loopback with these options and use its URL as endpoint. */
     simulate?: Record<string, unknown>;
   }>;

@@ -83,6 +83,23 @@ export function validateConfig(config: Config): string[] {
     if (p.reserve_price !== undefined && !(typeof p.reserve_price === 'number' && p.reserve_price >= 0 && p.reserve_price <= 1_000_000)) {
       problems.push(`seed.publishers[${i}].reserve_price: must be a CPM in USD between 0 and 1000000`);
     }
+    if (p.seller_type !== undefined && p.seller_type !== 'PUBLISHER' && p.seller_type !== 'INTERMEDIARY' && p.seller_type !== 'BOTH') {
+      problems.push(`seed.publishers[${i}].seller_type: must be PUBLISHER, INTERMEDIARY or BOTH`);
+    }
+    if (p.is_confidential !== undefined && typeof p.is_confidential !== 'boolean') problems.push(`seed.publishers[${i}].is_confidential: must be true or false`);
   });
+  // Issue 12 (privacy): partner OpenRTB version and TCF vendor id.
+  (config.seed?.demand_partners ?? []).forEach((d, i) => {
+    if (d.openrtb_version !== undefined && d.openrtb_version !== '2.5' && d.openrtb_version !== '2.6') {
+      problems.push(`seed.demand_partners[${i}].openrtb_version: must be '2.5' or '2.6'`);
+    }
+    if (d.gvl_vendor_id !== undefined && d.gvl_vendor_id !== null && !(Number.isInteger(d.gvl_vendor_id) && d.gvl_vendor_id >= 1 && d.gvl_vendor_id <= 65535)) {
+      problems.push(`seed.demand_partners[${i}].gvl_vendor_id: must be null or an integer from 1 to 65535`);
+    }
+  });
+  if (typeof config.exchange.contactEmail !== 'string' || (config.exchange.contactEmail !== '' && !/^[^\s@]+@[^\s@]+$/.test(config.exchange.contactEmail))) {
+    problems.push('exchange.contactEmail: must be an e-mail address or empty');
+  }
+  if (typeof config.exchange.contactAddress !== 'string') problems.push('exchange.contactAddress: must be a string');
   return problems;
 }

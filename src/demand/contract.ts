@@ -10,6 +10,7 @@
 import type { CurrencyConverter } from '../domain/currency.js';
 import type { IdGenerator } from '../domain/ids.js';
 import type { Bid, BidRequest } from '../domain/openrtb.js';
+import type { PrivacyBlockReason } from '../privacy/index.js';
 import type { DemandPartnerRecord } from '../storage/ports.js';
 
 /** What an adapter knows about the call it builds. */
@@ -44,7 +45,7 @@ export interface PartnerHttpResponse {
 }
 
 /** Kinds of partner failure (STYLE 5). */
-export type AdapterErrorKind = 'bad_input' | 'bad_response' | 'timeout' | 'http_status' | 'too_large' | 'network' | 'qps_limited';
+export type AdapterErrorKind = 'bad_input' | 'bad_response' | 'timeout' | 'http_status' | 'too_large' | 'network' | 'qps_limited' | 'privacy_blocked';
 
 /** A partner failure as data. */
 export interface AdapterError {
@@ -95,4 +96,9 @@ export interface PartnerCallResult {
   outcome: 'bids' | 'no_bid' | 'timeout' | 'error' | 'skipped';
   latencyMs: number;
   errors: AdapterError[];
+  /**
+   * Set when the partner was not called for privacy (DESIGN section 11): outcome `skipped`, one
+   * `privacy_blocked` error, seat-non-bid status 204. The event the partner series count.
+   */
+  privacyBlocked?: PrivacyBlockReason;
 }

@@ -15,6 +15,7 @@ import type { Logger } from '../observability/logger.js';
 import type { DemandPartnerRecord } from '../storage/ports.js';
 import { createPartnerHttpClient, type PartnerHttpClient } from './partner-http.js';
 import { createQpsLimiter, type QpsLimiter } from './qps-limiter.js';
+import { createPrivacyEnforcer, type PrivacyBlockReason, type PrivacyEnforcer, type RequestPrivacy } from '../privacy/index.js';
 
 /** Options of one dispatch. */
 export interface DispatchOptions {
@@ -39,8 +40,10 @@ export interface DemandDispatcher {
    * came back in time. Each partner's budget (ms, sent as `tmax`) is
    * min(partner.timeoutMs, deadlineMonoMs - now - tmaxMarginMs), floored; below 1 ms the
    * partner is `skipped`. A partner over its QPS cap is `skipped` with a `qps_limited` error;
-   * an unknown adapter code is `skipped` with a `bad_input` error. Disabled partners are
-   * ignored (no result). Never rejects.
+   * an unknown adapter code is `skipped` with a `bad_input` error. A partner the privacy rules
+   * block (DESIGN section 11) is `skipped` with a `privacy_blocked` error and `privacyBlocked`
+   * set; the others each get their own reduced copy. Disabled partners are ignored (no result).
+   * Never rejects.
    */
   dispatch(request: BidRequest, partners: DemandPartnerRecord[], opts: DispatchOptions): Promise<DispatchResult>;
   /** Closes the partner connection pools. */
@@ -65,6 +68,8 @@ export interface DemandDispatcherDeps {
   connectionsPerPartner: number;
   /** Budget kept back from each partner's share of the deadline, ms. */
   tmaxMarginMs: number;
+  /** Privacy rules (DESIGN section 11); default: an enforcer of the dispatcher's own. */
+  privacy?: PrivacyEnforcer;
 }
 
 /** Shared by the calls of one dispatch: bids in arrival order and the next `arrivalSeq`. */
@@ -81,6 +86,8 @@ interface Call {
   deadlineMonoMs: number;
   rates: CurrencyConverter;
   gathered: Gathered;
+  /** The request's privacy, decoded once per dispatch: each partner's copy comes from it. */
+  privacy: RequestPrivacy;
 }
 
 function messageOf(err: unknown): string {
@@ -92,6 +99,7 @@ export function createDemandDispatcher(deps: DemandDispatcherDeps): DemandDispat
   const { registry, clock, metrics, log } = deps;
   const http: PartnerHttpClient = createPartnerHttpClient({ connectionsPerPartner: deps.connectionsPerPartner, maxResponseBytes: deps.maxResponseBytes });
   const qps: QpsLimiter = createQpsLimiter({ clock });
+  const privacy: PrivacyEnforcer = deps.privacy ?? createPrivacyEnforcer();
 
   function countErrors(partnerId: string, errors: AdapterError[]): void {
     for (const error of errors) metrics.adapterErrors.inc({ adapter: partnerId, adapter_error: error.kind });
@@ -101,6 +109,12 @@ export function createDemandDispatcher(deps: DemandDispatcherDeps): DemandDispat
     countErrors(partner.id, errors);
     if (errors.length > 0 && log.isLevelEnabled('debug')) log.debug({ partner: partner.id, errors }, 'demand partner skipped');
     return { partnerId: partner.id, adapter, outcome: 'skipped', latencyMs: 0, errors };
+  }
+
+  /** A partner not called for privacy: counted, and recorded as `skipped` with a `privacy_blocked` error. */
+  function privacyBlocked(partner: DemandPartnerRecord, adapter: string, reason: PrivacyBlockReason): PartnerCallResult {
+    metrics.privacyBlocked.inc({ partner: partner.id, reason });
+    return { partnerId: partner.id, adapter, outcome: 'skipped', latencyMs: 0, errors: [{ kind: 'privacy_blocked', message: reason }], privacyBlocked: reason };
   }
 
   /** Sends one built request and parses its answer; bids are appended to `gathered` on arrival. */
@@ -138,6 +152,9 @@ export function createDemandDispatcher(deps: DemandDispatcherDeps): DemandDispat
     const { partner } = call;
     const adapter = registry.get(partner.adapter);
     if (!adapter) return skipped(partner, partner.adapter, [{ kind: 'bad_input', message: `unknown adapter ${JSON.stringify(partner.adapter)}` }]);
+    // Privacy first (DESIGN section 11): a blocked partner is not called and takes no QPS token.
+    const decision = call.privacy.forPartner(partner);
+    if (decision.blocked) return privacyBlocked(partner, adapter.code, decision.blocked);
 
     const startMs = clock.monotonicMs();
     const budgetMs = Math.floor(Math.min(partner.timeoutMs, call.deadlineMonoMs - startMs - deps.tmaxMarginMs));
@@ -156,7 +173,7 @@ export function createDemandDispatcher(deps: DemandDispatcherDeps): DemandDispat
     };
     let built: ReturnType<Adapter['buildRequests']>;
     try {
-      built = adapter.buildRequests(call.request, ctx);
+      built = adapter.buildRequests(decision.request, ctx);
     } catch (err) {
       built = { requests: [], errors: [{ kind: 'bad_response', message: `adapter ${adapter.code} threw in buildRequests: ${messageOf(err)}` }] };
     }
@@ -186,10 +203,11 @@ export function createDemandDispatcher(deps: DemandDispatcherDeps): DemandDispat
     async dispatch(request, partners, opts) {
       const gathered: Gathered = { bids: [], nextSeq: 0 };
       const rates = deps.rates();
+      const requestPrivacy = privacy.forRequest(request);
       const pending: Promise<PartnerCallResult>[] = [];
       for (const partner of partners) {
         if (!partner.enabled) continue;
-        const call: Call = { request, partner, publisherId: opts.publisherId, deadlineMonoMs: opts.deadlineMonoMs, rates, gathered };
+        const call: Call = { request, partner, publisherId: opts.publisherId, deadlineMonoMs: opts.deadlineMonoMs, rates, gathered, privacy: requestPrivacy };
         pending.push(
           callPartner(call).catch((err: unknown) => {
             // Only a bug gets here (every failure above is data); the dispatch still resolves.

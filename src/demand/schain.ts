@@ -5,13 +5,16 @@
 import type { Source, SupplyChain, SupplyChainNode } from '../domain/openrtb.js';
 
 /**
- * A copy of `source` whose `ext.schain` is the upstream chain (if any) with `node` appended:
- * `nodes` copied from the upstream `source.ext.schain.nodes`, `complete` copied from upstream
+ * A copy of `source` whose `ext.schain` is the upstream chain (if any) with `node` appended. The
+ * upstream chain is `source.schain` (OpenRTB 2.6) when it is an object, else `source.ext.schain`
+ * (2.5); the result holds it in `ext.schain` only (`openrtb-version.ts` moves it for 2.6
+ * partners). `nodes` copied from the upstream chain's `nodes`, `complete` copied from upstream
  * (else 1: the exchange is the chain's origin), `ver` '1.0'. Other fields of `source`,
  * `source.ext` and the upstream schain are kept. Never mutates the input.
  */
 export function appendSchainNode(source: Source | undefined, node: SupplyChainNode): Source {
-  const upstream = source?.ext?.schain;
+  const top: unknown = source?.schain;
+  const upstream = typeof top === 'object' && top !== null && !Array.isArray(top) ? (top as SupplyChain) : source?.ext?.schain;
   const upstreamNodes = upstream && Array.isArray(upstream.nodes) ? upstream.nodes : [];
   const schain: SupplyChain = {
     ...upstream,
@@ -19,5 +22,6 @@ export function appendSchainNode(source: Source | undefined, node: SupplyChainNo
     ver: '1.0',
     nodes: [...upstreamNodes, node],
   };
-  return { ...source, ext: { ...source?.ext, schain } };
+  const { schain: _top, ...rest } = source ?? {};
+  return { ...rest, ext: { ...source?.ext, schain } };
 }

@@ -27,6 +27,8 @@ export interface Metrics {
   adapterBids: Counter<'adapter'>;
   /** Partner failures: `timeout`, `bad_response`, `http_status`, `too_large`, `network`, `qps_limited`, `bad_input`. */
   adapterErrors: Counter<'adapter' | 'adapter_error'>;
+  /** Partners not called for privacy (DESIGN section 11), by partner id and `PrivacyBlockReason`. */
+  privacyBlocked: Counter<'partner' | 'reason'>;
   /** Bids dropped or lost in the auction by OpenRTB 2.5 loss reason (5.25). */
   adapterBidLosses: Counter<'adapter' | 'loss_reason'>;
   /** Winning bid prices (CPM, USD), per partner. */
@@ -54,6 +56,7 @@ export function createMetrics(): Metrics {
     adapterRequestTime: new Histogram({ name: 'adx_adapter_request_time_seconds', help: 'Demand partner call duration', labelNames: ['adapter'], buckets: LATENCY_BUCKETS, registers }),
     adapterBids: new Counter({ name: 'adx_adapter_bids_total', help: 'Bids received from demand partners', labelNames: ['adapter'], registers }),
     adapterErrors: new Counter({ name: 'adx_adapter_errors_total', help: 'Demand partner failures by kind', labelNames: ['adapter', 'adapter_error'], registers }),
+    privacyBlocked: new Counter({ name: 'adx_privacy_blocked_total', help: 'Demand partners not called for privacy, by reason', labelNames: ['partner', 'reason'], registers }),
     adapterBidLosses: new Counter({ name: 'adx_adapter_bid_losses_total', help: 'Bids dropped or lost, by OpenRTB 2.5 loss reason', labelNames: ['adapter', 'loss_reason'], registers }),
     adapterPrices: new Histogram({ name: 'adx_adapter_prices', help: 'Winning bid CPM in USD', labelNames: ['adapter'], buckets: [0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 20, 50], registers }),
     notices: new Counter({ name: 'adx_notices_total', help: 'Win, billing and impression notices by outcome', labelNames: ['kind', 'outcome'], registers }),

@@ -9,6 +9,12 @@
  */
 import type { Micros } from '../domain/money.js';
 
+/** sellers.json `seller_type` (IAB sellers.json 1.0). */
+export type SellerType = 'PUBLISHER' | 'INTERMEDIARY' | 'BOTH';
+
+/** The OpenRTB version a demand partner speaks: where the fields 2.6 moved out of `ext` go. */
+export type OpenRtbVersion = '2.5' | '2.6';
+
 /** A publisher (supply partner). DESIGN section 7. */
 export interface PublisherRecord {
   id: string;
@@ -24,6 +30,10 @@ export interface PublisherRecord {
   auctionType: 1 | 2;
   /** Reserve price, CPM in USD micros: a floor under every imp of this publisher (0 = none). */
   reservePriceMicros: Micros;
+  /** sellers.json `seller_type` (DESIGN section 11; default `PUBLISHER`). */
+  sellerType: SellerType;
+  /** sellers.json `is_confidential`: listed without name or domain (default false). */
+  isConfidential: boolean;
   createdAtMs: number;
   updatedAtMs: number;
 }
@@ -57,6 +67,10 @@ export interface DemandPartnerRecord {
   /** ISO-4217 currency the partner bids in. */
   currency: string;
   enabled: boolean;
+  /** OpenRTB version the partner speaks (DESIGN section 5; default `2.5`). */
+  openrtbVersion: OpenRtbVersion;
+  /** The partner's IAB TCF Global Vendor List id, or null (DESIGN section 11: not called under GDPR). */
+  gvlVendorId: number | null;
   createdAtMs: number;
   updatedAtMs: number;
 }

@@ -31,6 +31,10 @@ export interface PublishersTable {
   auction_type: number;
   /** Reserve price, CPM in USD micros; default 0. */
   reserve_price_micros: DbInt;
+  /** sellers.json `seller_type`: PUBLISHER, INTERMEDIARY or BOTH (migration 005; default PUBLISHER). */
+  seller_type: string;
+  /** 0 or 1; sellers.json `is_confidential` (migration 005; default 0). */
+  is_confidential: number;
   created_at_ms: DbInt;
   updated_at_ms: DbInt;
 }
@@ -66,6 +70,10 @@ export interface DemandPartnersTable {
   currency: string;
   /** 0 or 1. */
   enabled: number;
+  /** '2.5' or '2.6' (migration 005; default '2.5'). */
+  openrtb_version: string;
+  /** IAB TCF Global Vendor List id, or null (migration 005). */
+  gvl_vendor_id: number | null;
   created_at_ms: DbInt;
   updated_at_ms: DbInt;
 }

@@ -26,6 +26,8 @@ describe('/v1/demand-partners', () => {
       qps_limit: null,
       currency: 'USD',
       enabled: true,
+      openrtb_version: '2.5',
+      gvl_vendor_id: null,
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: '2026-01-01T00:00:00.000Z',
     });

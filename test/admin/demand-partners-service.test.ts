@@ -34,6 +34,8 @@ describe('demand partner service', () => {
       qpsLimit: null,
       currency: 'USD',
       enabled: true,
+      openrtbVersion: '2.5',
+      gvlVendorId: null,
       createdAtMs: h.clock.now(),
       updatedAtMs: h.clock.now(),
     });

@@ -30,6 +30,8 @@ describe('/v1/publishers', () => {
       browser_access: true,
       auction_type: 1,
       reserve_price: 0,
+      seller_type: 'PUBLISHER',
+      is_confidential: false,
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: '2026-01-01T00:00:00.000Z',
       api_key: body.api_key,

@@ -25,7 +25,7 @@ export type StoreFactory = () => Promise<{
 const MINUTE_MS = 60_000;
 
 function publisher(id: string, overrides: Partial<PublisherRecord> = {}): PublisherRecord {
-  return { id, name: `Publisher ${id}`, domain: null, domains: [], browserAccess: false, auctionType: 1, reservePriceMicros: 0, createdAtMs: T0, updatedAtMs: T0, ...overrides };
+  return { id, name: `Publisher ${id}`, domain: null, domains: [], browserAccess: false, auctionType: 1, reservePriceMicros: 0, sellerType: 'PUBLISHER', isConfidential: false, createdAtMs: T0, updatedAtMs: T0, ...overrides };
 }
 
 function apiKey(id: string, publisherId: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
@@ -43,6 +43,8 @@ function partner(id: string, overrides: Partial<DemandPartnerRecord> = {}): Dema
     qpsLimit: null,
     currency: 'USD',
     enabled: true,
+    openrtbVersion: '2.5',
+    gvlVendorId: null,
     createdAtMs: T0,
     updatedAtMs: T0,
     ...overrides,

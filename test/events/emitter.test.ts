@@ -59,7 +59,7 @@ describe('event emitter', () => {
     await store.migrate();
     for (const id of ['pub_a', 'pub_b']) {
       await store.publishers.create(
-        { id, name: id, domain: null, domains: [], browserAccess: false, auctionType: 1, reservePriceMicros: 0, createdAtMs: T0, updatedAtMs: T0 },
+        { id, name: id, domain: null, domains: [], browserAccess: false, auctionType: 1, reservePriceMicros: 0, sellerType: 'PUBLISHER', isConfidential: false, createdAtMs: T0, updatedAtMs: T0 },
         { id: `key_${id}`, publisherId: id, keyHash: `hash_${id}`, prefix: 'adxk_', createdAtMs: T0, expiresAtMs: null },
       );
     }

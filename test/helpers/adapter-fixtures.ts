@@ -59,6 +59,8 @@ export const FIXTURE_PARTNER: DemandPartnerRecord = {
   qpsLimit: null,
   currency: 'USD',
   enabled: true,
+  openrtbVersion: '2.5',
+  gvlVendorId: null,
   createdAtMs: 0,
   updatedAtMs: 0,
 };

@@ -38,6 +38,10 @@ export interface TestPartner {
   timeout_ms?: number;
   gzip?: boolean;
   qps_limit?: number | null;
+  /** IAB TCF vendor id (DESIGN section 11). */
+  gvl_vendor_id?: number | null;
+  /** '2.5' (default) or '2.6'. */
+  openrtb_version?: '2.5' | '2.6';
 }
 
 /** A running test exchange. */

@@ -35,6 +35,8 @@ describe('config cache', () => {
     qpsLimit: null,
     currency: 'USD',
     enabled,
+    openrtbVersion: '2.5' as const,
+    gvlVendorId: null,
     createdAtMs: T0,
     updatedAtMs: T0,
   });
@@ -59,7 +61,7 @@ describe('config cache', () => {
     const cache = createConfigCache({ store, clock });
     expect(await cache.publisherByKeyHash('h1')).toBeUndefined();
     await store.publishers.create(
-      { id: 'pub_1', name: 'p', domain: null, domains: [], browserAccess: false, auctionType: 1, reservePriceMicros: 0, createdAtMs: T0, updatedAtMs: T0 },
+      { id: 'pub_1', name: 'p', domain: null, domains: [], browserAccess: false, auctionType: 1, reservePriceMicros: 0, sellerType: 'PUBLISHER', isConfidential: false, createdAtMs: T0, updatedAtMs: T0 },
       { id: 'key_1', publisherId: 'pub_1', keyHash: 'h1', prefix: 'adxk_', createdAtMs: T0, expiresAtMs: null },
     );
     expect(await cache.publisherByKeyHash('h1')).toBeUndefined(); // the miss is cached too

@@ -18,7 +18,7 @@ describe('alert-rule, report and stats routes', () => {
   beforeEach(async () => {
     h = await createReportingHarness();
     await h.store.publishers.create(
-      { id: 'pub_a', name: 'A', domain: null, domains: [], browserAccess: false, auctionType: 1, reservePriceMicros: 0, createdAtMs: DAY0, updatedAtMs: DAY0 },
+      { id: 'pub_a', name: 'A', domain: null, domains: [], browserAccess: false, auctionType: 1, reservePriceMicros: 0, sellerType: 'PUBLISHER', isConfidential: false, createdAtMs: DAY0, updatedAtMs: DAY0 },
       { id: 'key_a', publisherId: 'pub_a', keyHash: 'h', prefix: 'p', createdAtMs: DAY0, expiresAtMs: null },
     );
     const service = createAlertRuleService({ store: h.store, clock: h.clock, ids: h.ids });

@@ -32,6 +32,8 @@ export function toDemandPartnerJson(record: DemandPartnerRecord): DemandPartner 
     qps_limit: record.qpsLimit,
     currency: record.currency,
     enabled: record.enabled,
+    openrtb_version: record.openrtbVersion,
+    gvl_vendor_id: record.gvlVendorId,
     created_at: new Date(record.createdAtMs).toISOString(),
     updated_at: new Date(record.updatedAtMs).toISOString(),
   };

@@ -33,6 +33,8 @@ export function toPublisherJson(record: PublisherRecord): Publisher {
     browser_access: record.browserAccess,
     auction_type: record.auctionType,
     reserve_price: fromMicros(record.reservePriceMicros),
+    seller_type: record.sellerType,
+    is_confidential: record.isConfidential,
     created_at: new Date(record.createdAtMs).toISOString(),
     updated_at: new Date(record.updatedAtMs).toISOString(),
   };

@@ -51,6 +51,11 @@ const publisherFields = {
     minimum: 0,
     description: 'Reserve price, CPM in USD (default 0): the effective floor of every imp is at least this',
   }),
+  // Issue 12 (sellers.json): the publisher's entry in the exchange's sellers.json.
+  seller_type: Type.Union([Type.Literal('PUBLISHER'), Type.Literal('INTERMEDIARY'), Type.Literal('BOTH')], {
+    description: 'sellers.json seller_type (default PUBLISHER)',
+  }),
+  is_confidential: Type.Boolean({ description: 'sellers.json is_confidential: listed without name or domain (default false)' }),
 };
 
 /** `POST /v1/publishers` body. */
@@ -62,6 +67,8 @@ export const PublisherCreateBody = Type.Object(
     browser_access: Type.Optional(publisherFields.browser_access),
     auction_type: Type.Optional(publisherFields.auction_type),
     reserve_price: Type.Optional(publisherFields.reserve_price),
+    seller_type: Type.Optional(publisherFields.seller_type),
+    is_confidential: Type.Optional(publisherFields.is_confidential),
   },
   { additionalProperties: true },
 );
@@ -113,6 +120,13 @@ const demandPartnerFields = {
   qps_limit: Nullable(Type.Integer({ minimum: 1, description: 'Requests per second cap; null (default) = none' })),
   currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency the partner bids in; default USD' }),
   enabled: Type.Boolean({ description: 'Whether the partner is called; default true' }),
+  // Issue 12 (privacy): the partner's OpenRTB version and IAB TCF vendor id.
+  openrtb_version: Type.Union([Type.Literal('2.5'), Type.Literal('2.6')], {
+    description: "OpenRTB version the partner speaks: '2.5' (default) puts regs.gdpr, regs.us_privacy, user.consent, user.eids and source.schain in ext; '2.6' top-level, with x-openrtb-version 2.6",
+  }),
+  gvl_vendor_id: Nullable(
+    Type.Integer({ minimum: 1, maximum: 65535, description: 'IAB TCF Global Vendor List id; null (default) = none: not called where GDPR applies' }),
+  ),
 };
 
 /** `POST /v1/demand-partners` body. */
@@ -126,6 +140,8 @@ export const DemandPartnerCreateBody = Type.Object(
     qps_limit: Type.Optional(demandPartnerFields.qps_limit),
     currency: Type.Optional(demandPartnerFields.currency),
     enabled: Type.Optional(demandPartnerFields.enabled),
+    openrtb_version: Type.Optional(demandPartnerFields.openrtb_version),
+    gvl_vendor_id: Type.Optional(demandPartnerFields.gvl_vendor_id),
   },
   { additionalProperties: true },
 );

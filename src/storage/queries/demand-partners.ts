@@ -17,6 +17,8 @@ function toPartner(row: Selectable<DemandPartnersTable>): DemandPartnerRecord {
     qpsLimit: fromDbIntOrNull(row.qps_limit),
     currency: row.currency,
     enabled: fromDbBool(row.enabled),
+    openrtbVersion: row.openrtb_version === '2.6' ? '2.6' : '2.5',
+    gvlVendorId: fromDbIntOrNull(row.gvl_vendor_id),
     createdAtMs: fromDbInt(row.created_at_ms),
     updatedAtMs: fromDbInt(row.updated_at_ms),
   };
@@ -33,6 +35,8 @@ function toUpdate(patch: Partial<Omit<DemandPartnerRecord, 'id' | 'createdAtMs'>
   if (patch.qpsLimit !== undefined) set.qps_limit = patch.qpsLimit;
   if (patch.currency !== undefined) set.currency = patch.currency;
   if (patch.enabled !== undefined) set.enabled = toDbBool(patch.enabled);
+  if (patch.openrtbVersion !== undefined) set.openrtb_version = patch.openrtbVersion;
+  if (patch.gvlVendorId !== undefined) set.gvl_vendor_id = patch.gvlVendorId;
   if (patch.updatedAtMs !== undefined) set.updated_at_ms = patch.updatedAtMs;
   return set;
 }
@@ -58,6 +62,8 @@ export function createDemandPartnerQueries(db: Kysely<Database>): DemandPartnerS
           qps_limit: partner.qpsLimit,
           currency: partner.currency,
           enabled: toDbBool(partner.enabled),
+          openrtb_version: partner.openrtbVersion,
+          gvl_vendor_id: partner.gvlVendorId,
           created_at_ms: partner.createdAtMs,
           updated_at_ms: partner.updatedAtMs,
         })

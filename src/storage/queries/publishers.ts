@@ -3,7 +3,7 @@
  * SQLite and PostgreSQL backends share them.
  */
 import type { Kysely, Selectable, Updateable } from 'kysely';
-import type { ApiKeyRecord, PublisherRecord, PublisherStore } from '../ports.js';
+import type { ApiKeyRecord, PublisherRecord, PublisherStore, SellerType } from '../ports.js';
 import { fromDbBool, fromDbInt, toDbBool, type Database, type PublishersTable } from '../schema.js';
 
 const PUBLISHER_COLUMNS = [
@@ -14,6 +14,8 @@ const PUBLISHER_COLUMNS = [
   'publishers.browser_access',
   'publishers.auction_type',
   'publishers.reserve_price_micros',
+  'publishers.seller_type',
+  'publishers.is_confidential',
   'publishers.created_at_ms',
   'publishers.updated_at_ms',
 ] as const;
@@ -28,9 +30,16 @@ function toPublisher(row: Selectable<PublishersTable>): PublisherRecord {
     browserAccess: fromDbBool(row.browser_access),
     auctionType: Number(row.auction_type) === 2 ? 2 : 1,
     reservePriceMicros: fromDbInt(row.reserve_price_micros),
+    sellerType: toSellerType(row.seller_type),
+    isConfidential: fromDbBool(row.is_confidential),
     createdAtMs: fromDbInt(row.created_at_ms),
     updatedAtMs: fromDbInt(row.updated_at_ms),
   };
+}
+
+/** A stored `seller_type`; anything unexpected reads as the default `PUBLISHER`. */
+function toSellerType(value: string): SellerType {
+  return value === 'INTERMEDIARY' || value === 'BOTH' ? value : 'PUBLISHER';
 }
 
 /** Stored JSON text to a string list; anything unexpected reads as an empty list. */
@@ -52,6 +61,8 @@ function toUpdate(patch: Partial<Omit<PublisherRecord, 'id' | 'createdAtMs'>>): 
   if (patch.browserAccess !== undefined) set.browser_access = toDbBool(patch.browserAccess);
   if (patch.auctionType !== undefined) set.auction_type = patch.auctionType;
   if (patch.reservePriceMicros !== undefined) set.reserve_price_micros = patch.reservePriceMicros;
+  if (patch.sellerType !== undefined) set.seller_type = patch.sellerType;
+  if (patch.isConfidential !== undefined) set.is_confidential = toDbBool(patch.isConfidential);
   if (patch.updatedAtMs !== undefined) set.updated_at_ms = patch.updatedAtMs;
   return set;
 }
@@ -80,6 +91,8 @@ export function createPublisherQueries(db: Kysely<Database>): PublisherStore {
             browser_access: toDbBool(publisher.browserAccess),
             auction_type: publisher.auctionType,
             reserve_price_micros: publisher.reservePriceMicros,
+            seller_type: publisher.sellerType,
+            is_confidential: toDbBool(publisher.isConfidential),
             created_at_ms: publisher.createdAtMs,
             updated_at_ms: publisher.updatedAtMs,
           })

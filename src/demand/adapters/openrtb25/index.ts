@@ -6,9 +6,10 @@
 import type { Adapter, AdapterContext, AdapterError, ParsedBid, PartnerHttpRequest, PartnerHttpResponse } from '../../contract.js';
 import type { Bid, BidRequest, Imp } from '../../../domain/openrtb.js';
 import { convertImpFloors } from '../../floors.js';
+import { placeForVersion } from '../../openrtb-version.js';
 import { appendSchainNode } from '../../schain.js';
 
-/** Headers of every outgoing request (OpenRTB 2.5 section 2.4: the version header). */
+/** Headers of every outgoing request (OpenRTB 2.5 section 2.4: the version header, 2.6 for a 2.6 partner). */
 const REQUEST_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'application/json',
   'x-openrtb-version': '2.5',
@@ -21,7 +22,9 @@ const REQUEST_HEADERS: Readonly<Record<string, string>> = Object.freeze({
  *   with `bidfloorcur` set to it; an imp whose floor currency has no rate is left out;
  * - `source.ext.schain` with the exchange's node `{asi, sid: publisher id, rid: original
  *   request id, hp: 1}` appended;
- * - every other field (site/app/device/user/regs, bcat, badv, ...) copied shallowly.
+ * - every other field (site/app/device/user/regs, bcat, badv, ...) copied shallowly;
+ * - for a partner whose `openrtbVersion` is 2.6, the fields 2.6 moved out of `ext` top-level and
+ *   `x-openrtb-version: 2.6`; for 2.5, those fields in `ext` (`openrtb-version.ts`).
  * No imp left: no request and no error (not the request's fault). Never mutates `request`.
  */
 function buildRequests(request: BidRequest, ctx: AdapterContext): { requests: PartnerHttpRequest[]; errors: AdapterError[] } {
@@ -34,15 +37,16 @@ function buildRequests(request: BidRequest, ctx: AdapterContext): { requests: Pa
   }
   if (imps.length === 0) return { requests: [], errors: [] };
 
-  const body: BidRequest = {
+  const version = ctx.partner.openrtbVersion === '2.6' ? '2.6' : '2.5';
+  const body: BidRequest = placeForVersion({
     ...request,
     id: ctx.ids.next('req'),
     imp: imps,
     tmax: ctx.tmaxMs,
     cur: [currency],
     source: appendSchainNode(request.source, { asi: ctx.exchangeDomain, sid: ctx.publisherId, rid: request.id, hp: 1 }),
-  };
-  return { requests: [{ method: 'POST', uri: ctx.partner.endpoint, headers: { ...REQUEST_HEADERS }, body }], errors: [] };
+  }, version);
+  return { requests: [{ method: 'POST', uri: ctx.partner.endpoint, headers: { ...REQUEST_HEADERS, 'x-openrtb-version': version }, body }], errors: [] };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
