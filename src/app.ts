@@ -22,6 +22,7 @@ import type { AlertRuleService } from './admin/alert-rules.js';
 import { alertRuleRoutes } from './http/admin/alert-rules.js';
 import { reportRoutes } from './http/reports/routes.js';
 import { statsSeriesRoutes } from './http/reports/series-route.js';
+import { consoleRoutes, findConsoleDir } from './http/console/route.js';
 import type { SeriesSink } from './reporting/series-sink.js';
 import type { LiveStats } from './reporting/live-stats.js';
 import type { ReportScheduler } from './reporting/report-scheduler.js';
@@ -57,6 +58,8 @@ export interface AppDeps {
   stats: LiveStats;
   /** Where the bid route counts the exchange latency histograms of the stored series. */
   series?: Pick<SeriesSink, 'observeLatency'>;
+  /** The built console's folder (default: found beside the server, `findConsoleDir`). */
+  consoleDir?: string;
   /** Readiness checks by name (`store`, `dispatcher`, ...). */
   readiness: Record<string, ReadinessCheck>;
 }
@@ -107,6 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(alertRuleRoutes, { service: deps.alertRules, adminKey: config.security.adminKey });
   await app.register(reportRoutes, { scheduler: deps.reportScheduler, stats: deps.stats, adminKey: config.security.adminKey });
   await app.register(statsSeriesRoutes, { store: deps.store, adminKey: config.security.adminKey });
+  await app.register(consoleRoutes, { dir: deps.consoleDir ?? findConsoleDir() });
   await app.register(currencyRoutes, {
     rates: deps.rates,
     settings: deps.store.settings,
