@@ -21,6 +21,9 @@ import type { WebhookEndpointService } from './admin/webhook-endpoints.js';
 import type { AlertRuleService } from './admin/alert-rules.js';
 import { alertRuleRoutes } from './http/admin/alert-rules.js';
 import { reportRoutes } from './http/reports/routes.js';
+import { statsSeriesRoutes } from './http/reports/series-route.js';
+import { consoleRoutes, findConsoleDir } from './http/console/route.js';
+import type { SeriesSink } from './reporting/series-sink.js';
 import type { LiveStats } from './reporting/live-stats.js';
 import type { ReportScheduler } from './reporting/report-scheduler.js';
 import { healthRoutes, type ReadinessCheck } from './http/health/route.js';
@@ -53,6 +56,10 @@ export interface AppDeps {
   alertRules: AlertRuleService;
   reportScheduler: ReportScheduler;
   stats: LiveStats;
+  /** Where the bid route counts the exchange latency histograms of the stored series. */
+  series?: Pick<SeriesSink, 'observeLatency'>;
+  /** The built console's folder (default: found beside the server, `findConsoleDir`). */
+  consoleDir?: string;
   /** Readiness checks by name (`store`, `dispatcher`, ...). */
   readiness: Record<string, ReadinessCheck>;
 }
@@ -95,12 +102,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     keyLimiter: createRateLimiter({ perSecond: config.browser.keyRequestsPerSecond, clock: deps.clock }),
     storeHealthy: () => deps.storeHealth.healthy(),
     stats: deps.stats,
+    series: deps.series,
   });
   await app.register(noticeRoutes, { notices: deps.notices, metrics: deps.metrics });
   await app.register(adminRoutes, { publishers: deps.publishers, demandPartners: deps.demandPartners, adminKey: config.security.adminKey });
   await app.register(webhookEndpointRoutes, { service: deps.webhookEndpoints, adminKey: config.security.adminKey });
   await app.register(alertRuleRoutes, { service: deps.alertRules, adminKey: config.security.adminKey });
   await app.register(reportRoutes, { scheduler: deps.reportScheduler, stats: deps.stats, adminKey: config.security.adminKey });
+  await app.register(statsSeriesRoutes, { store: deps.store, adminKey: config.security.adminKey });
+  await app.register(consoleRoutes, { dir: deps.consoleDir ?? findConsoleDir() });
   await app.register(currencyRoutes, {
     rates: deps.rates,
     settings: deps.store.settings,

@@ -37,6 +37,7 @@ import { createAlertEvaluator } from './reporting/alerts.js';
 import { createLiveStats } from './reporting/live-stats.js';
 import { milestoneEvents } from './reporting/milestones.js';
 import { createReportScheduler } from './reporting/report-scheduler.js';
+import { createSeriesRollup } from './reporting/series-rollup.js';
 import { createAlertRuleService } from './admin/alert-rules.js';
 import { createGroupCommitter } from './storage/group-commit.js';
 import { openStore } from './storage/open-store.js';
@@ -195,6 +196,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         throw error;
       }),
     counters,
+    series: counters,
     notifier,
     tokens,
     metrics,
@@ -210,6 +212,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     clock,
     tokens,
     counters: noticeCounters,
+    series: counters,
     notifier,
     metrics,
     log,
@@ -253,6 +256,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // report.daily and alert evaluation run once across the cluster (PostgreSQL advisory locks).
   const reportLeader = leaderLockFor(store, 'report.daily');
   const alertLeader = leaderLockFor(store, 'alerts');
+  const rollupLeader = leaderLockFor(store, 'series.rollup');
   const reportScheduler = createReportScheduler({
     store,
     counters,
@@ -273,6 +277,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     intervalMs: config.reporting.alertIntervalMs,
     minImpsForFillRate: config.reporting.alertMinImps,
     leader: alertLeader,
+  });
+  const seriesRollup = createSeriesRollup({
+    store,
+    clock,
+    log,
+    minuteRetentionDays: config.reporting.seriesMinuteRetentionDays,
+    intervalMs: config.reporting.seriesRollupIntervalMs,
+    leader: rollupLeader,
   });
   const alertRules = createAlertRuleService({ store, clock, ids });
   const shedder = createLoadShedder({ maxInFlight: config.overload.maxInFlight, maxEventLoopDelayMs: config.overload.maxEventLoopDelayMs });
@@ -295,6 +307,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     alertRules,
     reportScheduler,
     stats,
+    series: counters,
     readiness: {
       store: () => storeHealth.probe(),
       dispatcher: async () => webhookDispatcher.running(),
@@ -322,6 +335,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       webhookDispatcher.start();
       reportScheduler.start();
       alertEvaluator.start();
+      seriesRollup.start();
       return app.listen({ port: config.server.port, host: config.server.host });
     },
     async close() {
@@ -334,8 +348,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await committer.close();
       await reportScheduler.stop();
       await alertEvaluator.stop();
+      await seriesRollup.stop();
       await reportLeader.release();
       await alertLeader.release();
+      await rollupLeader.release();
       await counters.stop();
       emitter.stop();
       await webhookDispatcher.stop();

@@ -16,6 +16,7 @@ import { substituteMacros } from '../notices/macros.js';
 import type { PartnerNotifier } from '../notices/partner-notifier.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { CounterSink } from '../reporting/counter-sink.js';
+import { countPartnerCalls, type SeriesSink } from '../reporting/series-sink.js';
 import type { BidRecord, DemandPartnerRecord, PublisherRecord } from '../storage/ports.js';
 import { auctionTypeOf, chooseResponseCurrency, holdAuction } from './hold-auction.js';
 import { applyReserve } from './reserve.js';
@@ -42,6 +43,8 @@ export interface ExchangeDeps {
   /** Makes the auction's records durable; resolves once committed (group commit). */
   commit: (commit: AuctionCommit) => Promise<void>;
   counters: CounterSink;
+  /** Per-partner calls, bids and latency of the stored series (DESIGN section 7); none when absent. */
+  series?: SeriesSink;
   notifier: PartnerNotifier;
   tokens: NoticeTokenCodec;
   metrics: Metrics;
@@ -167,6 +170,7 @@ export function createExchange(deps: ExchangeDeps): Exchange {
       // Floors raised to the publisher's reserve: what partners are offered and the auction holds bids to.
       const offered = applyReserve(request, publisher.reservePriceMicros, deps.rates());
       const { bids, calls } = await deps.dispatcher.dispatch(offered, partners, { publisherId: publisher.id, deadlineMonoMs });
+      if (deps.series) countPartnerCalls(deps.series, calls, bids, nowMs);
       if (bids.length === 0) return noWin(calls);
 
       const rates = deps.rates();

@@ -71,6 +71,8 @@ export const defaults = {
     revenueMilestones: [100, 1000, 10000, 100000], // DESIGN section 9
     reportDelayMs: 5 * 60_000,
     checkIntervalMs: 60_000,
+    seriesMinuteRetentionDays: 35, // DESIGN section 7: minutes kept 35 days, hours beyond
+    seriesRollupIntervalMs: 3_600_000,
   },
   log: {
     level: 'info',

@@ -27,6 +27,7 @@ export const ENV_KEYS = {
   ADX_WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'webhooks.allowPrivateTargets',
   ADX_ALERT_INTERVAL_MS: 'reporting.alertIntervalMs',
   ADX_REVENUE_MILESTONES: 'reporting.revenueMilestones',
+  ADX_SERIES_MINUTE_RETENTION_DAYS: 'reporting.seriesMinuteRetentionDays',
   LOG_LEVEL: 'log.level',
 } as const;
 
@@ -65,7 +66,7 @@ function setPath(target: Json, path: string, value: unknown): void {
   node[keys[keys.length - 1]!] = value;
 }
 
-const NUMERIC_KEYS = new Set(['server.port', 'auction.takeRate', 'auction.maxTmaxMs', 'auction.tmaxMarginMs', 'reporting.alertIntervalMs']);
+const NUMERIC_KEYS = new Set(['server.port', 'auction.takeRate', 'auction.maxTmaxMs', 'auction.tmaxMarginMs', 'reporting.alertIntervalMs', 'reporting.seriesMinuteRetentionDays']);
 
 /** Parses a config file's text (JSON when it starts with `{`, else YAML). @throws ConfigError */
 export function parseConfigText(text: string, name: string): Json {

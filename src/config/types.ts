@@ -117,6 +117,13 @@ export interface Config {
     reportDelayMs: number;
     /** How often the report scheduler checks for closed UTC days, ms. */
     checkIntervalMs: number;
+    /**
+     * Days the stored series keep minute resolution (`ADX_SERIES_MINUTE_RETENTION_DAYS`, default
+     * 35); older minute rows are rolled up into hour rows, kept without limit (DESIGN section 7).
+     */
+    seriesMinuteRetentionDays: number;
+    /** How often the roll-up of old minute rows runs, ms (on the cluster leader). */
+    seriesRollupIntervalMs: number;
   };
   log: {
     /** pino level (`LOG_LEVEL`). */

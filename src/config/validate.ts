@@ -62,6 +62,8 @@ export function validateConfig(config: Config): string[] {
   positiveInt(problems, 'reporting.alertMinImps', r.alertMinImps, true);
   positiveInt(problems, 'reporting.reportDelayMs', r.reportDelayMs, true);
   positiveInt(problems, 'reporting.checkIntervalMs', r.checkIntervalMs);
+  positiveInt(problems, 'reporting.seriesMinuteRetentionDays', r.seriesMinuteRetentionDays);
+  positiveInt(problems, 'reporting.seriesRollupIntervalMs', r.seriesRollupIntervalMs);
   if (!Array.isArray(r.revenueMilestones) || r.revenueMilestones.some((a) => typeof a !== 'number' || !(a > 0))) {
     problems.push('reporting.revenueMilestones: must be a list of positive amounts');
   }

@@ -28,6 +28,7 @@ import { scaleMicros, toMicros, type Micros } from '../domain/money.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { CounterSink } from '../reporting/counter-sink.js';
+import type { SeriesSink } from '../reporting/series-sink.js';
 import type { BidRecord, NoticeRecord, OutboxMessage, RevenueRecognition, Store } from '../storage/ports.js';
 import { substituteMacros } from './macros.js';
 import type { PartnerNoticeKind, PartnerNotifier } from './partner-notifier.js';
@@ -56,6 +57,8 @@ export interface NoticeServiceDeps {
   tokens: NoticeTokenCodec;
   /** Where wins, impressions and revenue are counted (in memory, flushed in batches). */
   counters: CounterSink;
+  /** Counts wins per demand partner for the stored series (DESIGN section 7); none when absent. */
+  series?: Pick<SeriesSink, 'addPartner'>;
   notifier: PartnerNotifier;
   metrics: Metrics;
   log: Logger;
@@ -207,6 +210,7 @@ export function createNoticeService(deps: NoticeServiceDeps): NoticeService {
       if (prices.flagged) metrics.notices.inc({ kind, outcome: 'flagged' });
       if (kind === 'win') {
         counters.add(payload.publisherId, { wins: 1 }, nowMs);
+        deps.series?.addPartner(payload.partnerId, { wins: 1 }, nowMs);
         await callPartner('nurl', payload, prices);
       } else {
         counters.add(

@@ -1,14 +1,18 @@
 /**
  * The counter aggregator: the `CounterSink` the bid path and the notice handlers count into
- * (DESIGN section 3). `add` only touches an in-memory map keyed by publisher and UTC minute; a
- * timer flushes the map to the store (`CounterStore.add`, one transaction) every
- * `flushIntervalMs`. A failed flush puts its deltas back, so nothing is lost while the store is
- * down; only a process crash loses what is unflushed (at most one interval's counts).
+ * (DESIGN section 3), and the `SeriesSink` of the per-partner counters and latency histograms
+ * (DESIGN section 7, `/v1/stats/series`). `add`, `addPartner` and `observeLatency` only touch
+ * in-memory maps keyed by subject and UTC minute; a timer flushes the maps to the store
+ * (`CounterStore.add`, one transaction for all three) every `flushIntervalMs`. A failed flush puts
+ * its deltas back, so nothing is lost while the store is down; only a process crash loses what is
+ * unflushed (at most one interval's counts).
  */
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../observability/logger.js';
-import type { CounterDelta, Store } from '../storage/ports.js';
+import type { CounterDelta, LatencyDelta, LatencyKind, PartnerCounterDelta, Store } from '../storage/ports.js';
 import { addCounterFields, zeroCounterFields, type CounterFields, type CounterSink } from './counter-sink.js';
+import { LATENCY_LE_MS, latencyBucketIndex } from './latency-buckets.js';
+import { addPartnerFields, zeroPartnerFields, type PartnerCounterFields, type SeriesSink } from './series-sink.js';
 
 /** Dependencies of `createCounterAggregator`. */
 export interface CounterAggregatorDeps {
@@ -21,7 +25,7 @@ export interface CounterAggregatorDeps {
 }
 
 /** A `CounterSink` with its flush lifecycle. */
-export interface CounterAggregator extends CounterSink {
+export interface CounterAggregator extends CounterSink, SeriesSink {
   /**
    * Writes every unflushed delta in one `store.counters.add` call. Never rejects: on failure the
    * deltas are merged back and a warning is logged. Flushes run one at a time; a call made while
@@ -60,6 +64,58 @@ function emptyDelta(publisherId: string, minuteStartMs: number): CounterDelta {
 
 type Buckets = Map<string, CounterDelta>;
 
+/** Unflushed partner counters and latency histograms (the series), keyed by subject and minute. */
+interface SeriesBuckets {
+  partners: Map<string, PartnerCounterDelta>;
+  latency: Map<string, { kind: LatencyKind; subjectId: string; minuteStartMs: number; counts: Uint32Array }>;
+}
+
+function emptySeries(): SeriesBuckets {
+  return { partners: new Map(), latency: new Map() };
+}
+
+function partnerBucket(series: SeriesBuckets, partnerId: string, minuteStartMs: number): PartnerCounterFields {
+  const key = `${partnerId}\u0000${minuteStartMs}`;
+  let bucket = series.partners.get(key);
+  if (bucket === undefined) {
+    bucket = { partnerId, minuteStartMs, ...zeroPartnerFields() };
+    series.partners.set(key, bucket);
+  }
+  return bucket;
+}
+
+/** The series of `series` as store deltas (histograms: one delta per non-empty bucket). */
+function seriesDeltas(series: SeriesBuckets): { partners: PartnerCounterDelta[]; latency: LatencyDelta[] } {
+  const latency: LatencyDelta[] = [];
+  for (const h of series.latency.values()) {
+    h.counts.forEach((count, i) => {
+      if (count > 0) latency.push({ kind: h.kind, subjectId: h.subjectId, minuteStartMs: h.minuteStartMs, leMs: LATENCY_LE_MS[i] as number, count });
+    });
+  }
+  return { partners: [...series.partners.values()], latency };
+}
+
+/** Merges store deltas back into `series` (after a failed flush). */
+function mergeSeriesBack(series: SeriesBuckets, deltas: { partners: PartnerCounterDelta[]; latency: LatencyDelta[] }): void {
+  for (const d of deltas.partners) addPartnerFields(partnerBucket(series, d.partnerId, d.minuteStartMs), d);
+  for (const d of deltas.latency) {
+    const index = LATENCY_LE_MS.indexOf(d.leMs);
+    if (index < 0) continue;
+    const counts = histogramOf(series, d.kind, d.subjectId, d.minuteStartMs).counts;
+    counts[index] = (counts[index] as number) + d.count;
+  }
+}
+
+function histogramOf(series: SeriesBuckets, kind: LatencyKind, subjectId: string, minuteStartMs: number) {
+  const key = `${kind}\u0000${subjectId}\u0000${minuteStartMs}`;
+  let h = series.latency.get(key);
+  if (h === undefined) {
+    h = { kind, subjectId, minuteStartMs, counts: new Uint32Array(LATENCY_LE_MS.length) };
+    series.latency.set(key, h);
+  }
+  return h;
+}
+
 function bucketKey(publisherId: string, minuteStartMs: number): string {
   return `${publisherId}\u0000${minuteStartMs}`;
 }
@@ -78,18 +134,22 @@ function mergeInto(buckets: Buckets, delta: CounterDelta): void {
 export function createCounterAggregator(deps: CounterAggregatorDeps): CounterAggregator {
   const { store, clock, flushIntervalMs, log } = deps;
   let buckets: Buckets = new Map();
+  let series = emptySeries();
   let inFlight: CounterDelta[] = [];
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
 
   const flushOnce = async (): Promise<void> => {
-    if (buckets.size === 0) return;
+    if (buckets.size === 0 && series.partners.size === 0 && series.latency.size === 0) return;
     inFlight = [...buckets.values()];
     buckets = new Map();
+    const seriesInFlight = seriesDeltas(series);
+    series = emptySeries();
     try {
-      await store.counters.add(inFlight);
+      await store.counters.add(inFlight, seriesInFlight);
     } catch (error) {
       for (const delta of inFlight) mergeInto(buckets, delta);
+      mergeSeriesBack(series, seriesInFlight);
       log.warn({ err: error, buckets: inFlight.length }, 'counter flush failed; deltas kept for the next flush');
     } finally {
       inFlight = [];
@@ -118,6 +178,16 @@ export function createCounterAggregator(deps: CounterAggregatorDeps): CounterAgg
         buckets.set(key, bucket);
       }
       addCounterFields(bucket, fields);
+    },
+
+    addPartner(partnerId: string, fields: Partial<PartnerCounterFields>, atMs?: number): void {
+      addPartnerFields(partnerBucket(series, partnerId, minuteStartOf(atMs ?? clock.now())), fields);
+    },
+
+    observeLatency(kind: LatencyKind, subjectId: string, latencyMs: number, atMs?: number): void {
+      const h = histogramOf(series, kind, subjectId, minuteStartOf(atMs ?? clock.now()));
+      const index = latencyBucketIndex(latencyMs);
+      h.counts[index] = (h.counts[index] as number) + 1;
     },
 
     flush,

@@ -149,6 +149,59 @@ export interface CounterDelta {
 /** Totals over a range of minutes for one publisher. */
 export type CounterTotals = Omit<CounterDelta, 'minuteStartMs'>;
 
+/** Additive counts of one demand partner in one UTC minute (DESIGN section 7, `/v1/stats/series`). */
+export interface PartnerCounterDelta {
+  partnerId: string;
+  /** Start of the UTC minute, ms since the epoch. */
+  minuteStartMs: number;
+  /** Calls made (every dispatch outcome but `skipped`). */
+  calls: number;
+  /** Bids the partner returned that the exchange took into its auctions. */
+  bids: number;
+  timeouts: number;
+  errors: number;
+  /** Accepted win notices for the partner's bids. */
+  wins: number;
+  /** Calls the privacy rules blocked or stripped of personal data (DESIGN section 11). */
+  privacyBlocked: number;
+}
+
+/** Whose latency a histogram holds: the exchange's bid requests (per publisher) or a partner's calls. */
+export type LatencyKind = 'exchange' | 'partner';
+
+/**
+ * Additive count of one latency histogram bucket in one UTC minute. Buckets are fixed
+ * (`reporting/latency-buckets.ts`); a bucket is named by its inclusive upper bound.
+ */
+export interface LatencyDelta {
+  kind: LatencyKind;
+  /** Publisher id for `exchange`, demand partner id for `partner`. */
+  subjectId: string;
+  minuteStartMs: number;
+  /** Upper bound of the bucket, ms inclusive. */
+  leMs: number;
+  count: number;
+}
+
+/** What a counter flush writes besides the publisher counters, in the same transaction. */
+export interface SeriesDeltas {
+  partners?: PartnerCounterDelta[];
+  latency?: LatencyDelta[];
+}
+
+/** Publisher counter sums of one series bucket (`bucketStartMs` = start of the step, UTC). */
+export type CounterBucket = Omit<CounterDelta, 'publisherId' | 'minuteStartMs'> & { bucketStartMs: number };
+
+/** Partner counter sums of one series bucket. */
+export type PartnerCounterBucket = Omit<PartnerCounterDelta, 'partnerId' | 'minuteStartMs'> & { bucketStartMs: number };
+
+/** The count of one latency bucket summed over one series bucket. */
+export interface LatencyBucketCount {
+  bucketStartMs: number;
+  leMs: number;
+  count: number;
+}
+
 /** Publishers and their API keys. */
 export interface PublisherStore {
   create(publisher: PublisherRecord, key: ApiKeyRecord): Promise<void>;
@@ -220,10 +273,43 @@ export interface NoticeStore {
 
 /** Counters per publisher per UTC minute. */
 export interface CounterStore {
-  /** Adds the deltas (upsert-add per publisher and minute) in one transaction. */
-  add(deltas: CounterDelta[]): Promise<void>;
+  /**
+   * Adds the deltas (upsert-add per publisher and minute) in one transaction, with the partner
+   * counters and latency histogram buckets of `series` (upsert-add per key) in that same
+   * transaction, so every node's flush sums into the same rows.
+   */
+  add(deltas: CounterDelta[], series?: SeriesDeltas): Promise<void>;
   /** Sums per publisher over minutes in [fromMs, toMs). Publishers without rows are absent. */
   totals(fromMs: number, toMs: number, publisherId?: string): Promise<CounterTotals[]>;
+}
+
+/**
+ * Reads of the stored series (DESIGN section 7, `GET /v1/stats/series`) and their roll-up. A
+ * series groups the minute rows in `[fromMs, toMs)` by `stepMs` buckets counted from the epoch
+ * (a minute, an hour or a UTC day: all divide the epoch evenly, so buckets are UTC-aligned). Only
+ * buckets with rows are answered, ascending; the caller fills the gaps.
+ */
+export interface SeriesStore {
+  /** Publisher counters summed per bucket, of one publisher or of all. */
+  counterSeries(range: SeriesRange, publisherId?: string): Promise<CounterBucket[]>;
+  /** One demand partner's counters summed per bucket. */
+  partnerSeries(range: SeriesRange, partnerId: string): Promise<PartnerCounterBucket[]>;
+  /** Latency bucket counts per series bucket, ascending by bucket then `leMs`, of one subject or of all. */
+  latencySeries(range: SeriesRange, kind: LatencyKind, subjectId?: string): Promise<LatencyBucketCount[]>;
+  /**
+   * Rolls up minute rows of `counters`, `partner_counters` and `latency_histograms` that start
+   * before `beforeMs` (an hour boundary) into the row of their hour's first minute, in one
+   * transaction; sums are unchanged. Answers how many minute rows were folded away. Run it on one
+   * node at a time (the caller holds a leader lock): two concurrent roll-ups could count twice.
+   */
+  rollUpMinutes(beforeMs: number): Promise<number>;
+}
+
+/** A series read: minute rows in `[fromMs, toMs)`, grouped by `stepMs` (60 000, 3 600 000 or 86 400 000). */
+export interface SeriesRange {
+  fromMs: number;
+  toMs: number;
+  stepMs: number;
 }
 
 /** Small key/value settings (the generated secret key, scheduler marks). */
@@ -458,6 +544,8 @@ export interface Store {
   bids: BidStore;
   notices: NoticeStore;
   counters: CounterStore;
+  /** Per-minute series (publisher and partner counters, latency histograms) and their roll-up. */
+  series: SeriesStore;
   settings: SettingsStore;
   webhookEndpoints: WebhookEndpointStore;
   outbox: OutboxStore;

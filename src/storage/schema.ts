@@ -130,6 +130,41 @@ export interface CountersTable {
   revenue_net_micros: DbInt;
 }
 
+/**
+ * `partner_counters`: additive counts per demand partner per UTC minute (DESIGN section 7,
+ * `/v1/stats/series?partner_id=`); primary key (partner_id, minute_start_ms). Rows older than the
+ * minute retention are rolled up into the row of their hour's first minute.
+ */
+export interface PartnerCountersTable {
+  partner_id: string;
+  minute_start_ms: DbInt;
+  /** Calls made (every outcome but skipped). */
+  calls: DbInt;
+  /** Bids the partner returned that the exchange accepted for its auctions. */
+  bids: DbInt;
+  timeouts: DbInt;
+  errors: DbInt;
+  /** Accepted win notices for this partner's bids. */
+  wins: DbInt;
+  /** Calls not made, or made without personal data, because of the privacy rules (DESIGN section 11). */
+  privacy_blocked: DbInt;
+}
+
+/**
+ * `latency_histograms`: fixed-bucket latency histograms per UTC minute, one row per non-empty
+ * bucket; primary key (kind, subject_id, minute_start_ms, le_ms). `kind` `exchange` has the bid
+ * request latency of a publisher (subject = publisher id), `partner` a demand partner's call
+ * latency (subject = partner id). Rolled up to hours like `partner_counters`.
+ */
+export interface LatencyHistogramsTable {
+  kind: 'exchange' | 'partner';
+  subject_id: string;
+  minute_start_ms: DbInt;
+  /** Upper bound of the bucket, ms inclusive (`LATENCY_OPEN_LE_MS` for the open last bucket). */
+  le_ms: DbInt;
+  count: DbInt;
+}
+
 /** `settings`: small key/value pairs. */
 export interface SettingsTable {
   key: string;
@@ -241,6 +276,8 @@ export interface Database {
   bids: BidsTable;
   notices: NoticesTable;
   counters: CountersTable;
+  partner_counters: PartnerCountersTable;
+  latency_histograms: LatencyHistogramsTable;
   publisher_revenue: PublisherRevenueTable;
   settings: SettingsTable;
   webhook_endpoints: WebhookEndpointsTable;

@@ -12,6 +12,7 @@ import type { ApiKeyRecord, CounterDelta, CounterTotals, DemandPartnerRecord, Pu
 import { bid, notice, T0 } from './records.js';
 import { defineReportingStoreContract } from './reporting-store-contract.js';
 import { defineRevenueStoreContract } from './revenue-store-contract.js';
+import { defineSeriesStoreContract } from './series-store-contract.js';
 import { defineWebhookStoreContract } from './webhook-store-contract.js';
 
 /** What a backend's test file supplies: a fresh store per call and how to dispose of it. */
@@ -91,6 +92,7 @@ export function defineStoreContract(name: string, factory: StoreFactory): void {
     defineWebhookStoreContract(() => store);
     defineReportingStoreContract(() => store);
     defineRevenueStoreContract(() => store, async () => (openPeer ? openPeer() : store));
+    defineSeriesStoreContract(() => store, async () => (openPeer ? openPeer() : store));
 
     describe('lifecycle', () => {
       it('names its kind', () => {

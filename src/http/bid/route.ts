@@ -20,6 +20,7 @@ import { sendProblem } from '../problem.js';
 import { authorizeBrowser, claimedPublisherId } from './browser-auth.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { LiveStats } from '../../reporting/live-stats.js';
+import type { SeriesSink } from '../../reporting/series-sink.js';
 import type { ConfigCache } from './config-cache.js';
 import type { LoadShedder } from './overload.js';
 import { bodyEncoding, isAcceptedContentType, parseJsonBody, readBody } from './read-body.js';
@@ -48,6 +49,8 @@ export interface BidRouteOptions {
   storeHealthy: () => boolean;
   /** Live figures for `GET /v1/stats`. */
   stats: Pick<LiveStats, 'recordRequest' | 'recordPartnerCall'>;
+  /** The stored series' exchange latency histogram, per publisher (DESIGN section 7); none when absent. */
+  series?: Pick<SeriesSink, 'observeLatency'>;
 }
 
 declare module 'fastify' {
@@ -205,6 +208,7 @@ export async function bidRoutes(app: FastifyInstance, options: BidRouteOptions):
       }
     }
     options.stats.recordRequest(latencyMs, { imps: bidRequest.imp.length, impsFilled: filled.size, bids });
+    options.series?.observeLatency('exchange', request.adxPublisher!.id, latencyMs);
     for (const call of outcome.calls) options.stats.recordPartnerCall(call.partnerId, call.outcome);
     reply.header('x-openrtb-version', '2.5');
     if (outcome.commitProblem === 'failed') {

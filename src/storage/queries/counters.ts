@@ -3,8 +3,9 @@
  * publisher and UTC minute, and sums over a range of minutes.
  */
 import type { Insertable, Kysely } from 'kysely';
-import type { CounterDelta, CounterStore, CounterTotals } from '../ports.js';
+import type { CounterDelta, CounterStore, CounterTotals, SeriesDeltas } from '../ports.js';
 import { fromDbInt, type CountersTable, type Database } from '../schema.js';
+import { addLatencyBuckets, addPartnerCounters } from './series.js';
 
 /** Rows per INSERT statement (10 parameters each), well under both backends' parameter limits. */
 const ROWS_PER_STATEMENT = 500;
@@ -48,13 +49,15 @@ function mergeByKey(deltas: CounterDelta[]): Insertable<CountersTable>[] {
 /**
  * `CounterStore` over `db`. `add` is `INSERT ... ON CONFLICT (publisher_id, minute_start_ms) DO
  * UPDATE SET x = counters.x + excluded.x` (the same SQL on SQLite and PostgreSQL), all deltas in
- * one transaction. `totals` sums over `[fromMs, toMs)`, one entry per publisher with rows, ordered
+ * one transaction, with the partner counters and latency buckets of `series` (`queries/series.ts`). `totals` sums over `[fromMs, toMs)`, one entry per publisher with rows, ordered
  * by publisher id.
  */
 export function createCounterQueries(db: Kysely<Database>): CounterStore {
   return {
-    async add(deltas: CounterDelta[]): Promise<void> {
-      if (deltas.length === 0) return;
+    async add(deltas: CounterDelta[], series: SeriesDeltas = {}): Promise<void> {
+      const partners = series.partners ?? [];
+      const latency = series.latency ?? [];
+      if (deltas.length === 0 && partners.length === 0 && latency.length === 0) return;
       const rows = mergeByKey(deltas);
       await db.transaction().execute(async (trx) => {
         for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
@@ -75,6 +78,8 @@ export function createCounterQueries(db: Kysely<Database>): CounterStore {
             )
             .execute();
         }
+        if (partners.length > 0) await addPartnerCounters(trx, partners);
+        if (latency.length > 0) await addLatencyBuckets(trx, latency);
       });
     },
 

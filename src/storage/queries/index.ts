@@ -13,13 +13,14 @@ import { createNoticeQueries } from './notices.js';
 import { createOutboxQueries } from './outbox.js';
 import { createPublisherQueries } from './publishers.js';
 import { createReportingQueries } from './reporting.js';
+import { createSeriesQueries } from './series.js';
 import { createSettingsQueries } from './settings.js';
 import { createWebhookEndpointQueries } from './webhook-endpoints.js';
 
 /** The per-family stores of `Store` and `writeAuction` (everything but lifecycle: kind, migrate, ping, close). */
 export type QueryStores = Pick<
   Store,
-  'publishers' | 'demandPartners' | 'bids' | 'notices' | 'counters' | 'settings' | 'webhookEndpoints' | 'outbox' | 'reporting' | 'writeAuction'
+  'publishers' | 'demandPartners' | 'bids' | 'notices' | 'counters' | 'series' | 'settings' | 'webhookEndpoints' | 'outbox' | 'reporting' | 'writeAuction'
 >;
 
 /** What the backend's SQL dialect can do, where the query modules differ by backend. */
@@ -36,6 +37,7 @@ export function createQueryStores(db: Kysely<Database>, dialect: QueryDialectOpt
     bids: createBidQueries(db),
     notices: createNoticeQueries(db),
     counters: createCounterQueries(db),
+    series: createSeriesQueries(db),
     settings: createSettingsQueries(db),
     webhookEndpoints: createWebhookEndpointQueries(db),
     outbox: createOutboxQueries(db, { supportsSkipLocked: dialect.supportsSkipLocked ?? false }),
@@ -53,6 +55,7 @@ export {
   createOutboxQueries,
   createPublisherQueries,
   createReportingQueries,
+  createSeriesQueries,
   createSettingsQueries,
   createWebhookEndpointQueries,
 };
