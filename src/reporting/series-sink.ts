@@ -44,14 +44,13 @@ export function addPartnerFields(into: PartnerCounterFields, from: Partial<Partn
 
 /**
  * The counter fields of one dispatch outcome. A `skipped` call (QPS cap, no budget) was not made
- * and counts nothing. Privacy enforcement (DESIGN section 11) marks a call it blocked or
- * stripped in the dispatch result; map that mark to `privacyBlocked: 1` here (a blocked call that
- * was not made counts no `calls`).
+ * and counts nothing, except a partner privacy enforcement kept from the request (DESIGN
+ * section 11, `call.privacyBlocked`): `privacyBlocked: 1`, and no `calls` since none was made.
  */
 export function partnerCallFields(call: PartnerCallResult): Partial<PartnerCounterFields> {
   switch (call.outcome) {
     case 'skipped':
-      return {};
+      return call.privacyBlocked !== undefined ? { privacyBlocked: 1 } : {};
     case 'timeout':
       return { calls: 1, timeouts: 1 };
     case 'error':

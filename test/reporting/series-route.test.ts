@@ -50,6 +50,7 @@ describe('GET /v1/stats/series', () => {
         { partnerId: 'dsp_a', adapter: 'openrtb25', outcome: 'bids', latencyMs: 30, errors: [] },
         { partnerId: 'dsp_b', adapter: 'openrtb25', outcome: 'timeout', latencyMs: 200, errors: [] },
         { partnerId: 'dsp_c', adapter: 'openrtb25', outcome: 'skipped', latencyMs: 0, errors: [] },
+        { partnerId: 'dsp_d', adapter: 'openrtb25', outcome: 'skipped', latencyMs: 0, errors: [{ kind: 'privacy_blocked', message: 'gdpr_purpose2_denied' }], privacyBlocked: 'gdpr_purpose2_denied' } as never,
       ],
       [{ partnerId: 'dsp_a' }, { partnerId: 'dsp_a' }] as never,
       t,
@@ -75,6 +76,8 @@ describe('GET /v1/stats/series', () => {
     expect(b.points).toEqual([{ t: new Date(DAY0 + 10 * HOUR_MS).toISOString(), calls: 1, bids: 0, timeouts: 1, errors: 0, wins: 0, privacy_blocked: 0, latency_p50_ms: 200, latency_p99_ms: 200 }]);
     // A skipped call was never made: nothing counted.
     expect((await get(`from=${from}&to=${to}&step=day&partner_id=dsp_c`)).json().points[0]).toMatchObject({ calls: 0 });
+    // A partner kept out for privacy was not called either, and is counted as a privacy block.
+    expect((await get(`from=${from}&to=${to}&step=day&partner_id=dsp_d`)).json().points[0]).toMatchObject({ calls: 0, privacy_blocked: 1 });
     // An offset is read as the instant it names.
     const shifted = (await get(`from=${encodeURIComponent('2026-03-10T11:00:00+01:00')}&to=${encodeURIComponent('2026-03-10T11:01:00+01:00')}&step=minute`)).json();
     expect(shifted.from).toBe('2026-03-10T10:00:00.000Z');
