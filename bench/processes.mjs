@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BENCH_GVL_VENDOR_ID } from './scenarios.mjs';
 
 /** Repository root (bench/..). */
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -181,7 +182,7 @@ export function createProcessGroup() {
         JSON.stringify({
           seed: {
             publishers: [{ name: 'Bench Publisher', domain: 'bench.example', api_key: options.apiKey }],
-            demand_partners: options.partnerUrls.map((endpoint, i) => ({ name: `bench-dsp-${i + 1}`, endpoint, timeout_ms: 1000, gzip: false, currency: 'USD' })),
+            demand_partners: options.partnerUrls.map((endpoint, i) => ({ name: `bench-dsp-${i + 1}`, endpoint, timeout_ms: 1000, gzip: false, currency: 'USD', gvl_vendor_id: BENCH_GVL_VENDOR_ID })),
           },
         }),
       );

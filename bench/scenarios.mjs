@@ -13,12 +13,13 @@ export const TMAX_MS = 100;
 
 /**
  * @typedef {object} Scenario
- * @property {'a' | 'b' | 'c' | 'd' | 'e'} id
+ * @property {'a' | 'b' | 'c' | 'd' | 'e' | 'f'} id
  * @property {string} title short label for the table
  * @property {number} partners how many dsp-sim partners the exchange and baseline call
  * @property {boolean} gzip request body gzip (`content-encoding: gzip`) and `accept-encoding: gzip`
  * @property {boolean} webhooks one endpoint subscribed to `auction.complete` with a receiver
  * @property {boolean} overload offer 2x the saturation rate measured in (a)
+ * @property {boolean} [gdpr] the request carries `regs.gdpr: 1` and a TCF v2 consent string (DESIGN section 11)
  */
 
 /** @type {Scenario[]} */
@@ -28,7 +29,19 @@ export const SCENARIOS = [
   { id: 'c', title: 'c) gzip req+resp', partners: 1, gzip: true, webhooks: false, overload: false },
   { id: 'd', title: 'd) webhooks', partners: 1, gzip: false, webhooks: true, overload: false },
   { id: 'e', title: 'e) 2x saturation', partners: 1, gzip: false, webhooks: false, overload: true },
+  { id: 'f', title: 'f) a + GDPR consent', partners: 1, gzip: false, webhooks: false, overload: false, gdpr: true },
 ];
+
+/**
+ * The TC string of scenario f: TCF v2.2, encoded with `@iabtechlabtcf/core` from a TCModel giving
+ * purposes 1-4 and 7 and special feature 1, vendor consent to GVL ids 11 and 22 (the bench
+ * partners are seeded with `gvl_vendor_id` 11), so the partner is called with the request
+ * unreduced and the figure is the cost of reading and (cached) decoding the signals.
+ */
+export const BENCH_TC_STRING = 'CQuMEMAQuMEMAAKABAENBkFoAPIAAEIAAAYgALAAgBACEAAAAAQAAAAA.IAAA.YAAAAAAAAAAA';
+
+/** GVL id of every seeded bench partner. */
+export const BENCH_GVL_VENDOR_ID = 11;
 
 /**
  * The OpenRTB 2.5 bid request every scenario sends: one 300x250 banner imp with a 0.50 USD
@@ -56,7 +69,8 @@ export function benchBidRequest() {
  * @returns {{ headers: Record<string, string>, body: string | Buffer }}
  */
 export function requestFor(scenario, apiKey) {
-  const json = JSON.stringify(benchBidRequest());
+  const request = benchBidRequest();
+  const json = JSON.stringify(scenario.gdpr ? { ...request, regs: { gdpr: 1 }, user: { ...request.user, consent: BENCH_TC_STRING } } : request);
   /** @type {Record<string, string>} */
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
   if (!scenario.gzip) return { headers, body: json };

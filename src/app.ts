@@ -16,6 +16,7 @@ import type { ConfigCache } from './http/bid/config-cache.js';
 import type { LoadShedder } from './http/bid/overload.js';
 import { createRateLimiter } from './http/bid/rate-limiter.js';
 import { currencyRoutes } from './http/currency/route.js';
+import { sellersJsonRoutes } from './http/sellers/route.js';
 import { webhookEndpointRoutes } from './http/admin/webhook-endpoints.js';
 import type { WebhookEndpointService } from './admin/webhook-endpoints.js';
 import type { AlertRuleService } from './admin/alert-rules.js';
@@ -105,6 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     series: deps.series,
   });
   await app.register(noticeRoutes, { notices: deps.notices, metrics: deps.metrics });
+  await app.register(sellersJsonRoutes, { publishers: deps.store.publishers, contactEmail: config.exchange.contactEmail, contactAddress: config.exchange.contactAddress });
   await app.register(adminRoutes, { publishers: deps.publishers, demandPartners: deps.demandPartners, adminKey: config.security.adminKey });
   await app.register(webhookEndpointRoutes, { service: deps.webhookEndpoints, adminKey: config.security.adminKey });
   await app.register(alertRuleRoutes, { service: deps.alertRules, adminKey: config.security.adminKey });

@@ -183,6 +183,13 @@ export function defineStoreContract(name: string, factory: StoreFactory): void {
         expect((await store.publishers.findByKeyHash('hash-key_new', grace2 + 1e9))?.id).toBe('pub_1');
       });
 
+      it('round-trips sellerType and isConfidential (migration 005) on create and update', async () => {
+        await store.publishers.create(publisher('pub_s', { sellerType: 'INTERMEDIARY', isConfidential: true }), apiKey('key_s', 'pub_s'));
+        expect(await store.publishers.get('pub_s')).toMatchObject({ sellerType: 'INTERMEDIARY', isConfidential: true });
+        expect(await store.publishers.update('pub_s', { sellerType: 'BOTH', isConfidential: false })).toMatchObject({ sellerType: 'BOTH', isConfidential: false });
+        expect((await store.publishers.list()).find((p) => p.id === 'pub_s')).toMatchObject({ sellerType: 'BOTH', isConfidential: false });
+      });
+
       it('a key hash is unique across publishers', async () => {
         await store.publishers.create(publisher('pub_1'), apiKey('key_1', 'pub_1'));
         await expect(store.publishers.create(publisher('pub_2'), apiKey('key_2', 'pub_2', { keyHash: 'hash-key_1' }))).rejects.toThrow();
@@ -224,6 +231,14 @@ export function defineStoreContract(name: string, factory: StoreFactory): void {
         const record = partner('dsp_2', { gzip: true, enabled: false, qpsLimit: 250, currency: 'EUR', timeoutMs: 80, adapter: 'custom' });
         await store.demandPartners.create(record);
         expect(await store.demandPartners.get('dsp_2')).toEqual(record);
+      });
+
+      it('round-trips openrtbVersion and gvlVendorId (migration 005); gvlVendorId null clears it', async () => {
+        const record = partner('dsp_26', { openrtbVersion: '2.6', gvlVendorId: 65535 });
+        await store.demandPartners.create(record);
+        expect(await store.demandPartners.get('dsp_26')).toEqual(record);
+        expect(await store.demandPartners.update('dsp_26', { gvlVendorId: null, openrtbVersion: '2.5' })).toEqual({ ...record, gvlVendorId: null, openrtbVersion: '2.5' });
+        expect(await store.demandPartners.update('dsp_26', { gvlVendorId: 11 })).toMatchObject({ gvlVendorId: 11, openrtbVersion: '2.5' });
       });
 
       it('update applies the given fields; qpsLimit null clears the cap', async () => {

@@ -23,7 +23,7 @@ const bidRequest = {
 };
 
 /** Routes that need no admin key (DESIGN section 7) or have their own auth (bid, notices). */
-const PUBLIC = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/v1\/openapi\.json$/, /^\/v1\/openrtb\//, /^\/v1\/notice\//];
+const PUBLIC = [/^\/healthz$/, /^\/sellers\.json$/, /^\/readyz$/, /^\/metrics$/, /^\/v1\/openapi\.json$/, /^\/v1\/openrtb\//, /^\/v1\/notice\//];
 
 describe('keys at rest', () => {
   it('publisher API keys (first and rotated) are never in the SQLite files (nor the admin or secret key)', async () => {

@@ -21,14 +21,20 @@ export interface LoggedExchange {
   adminKey: string;
   secretKey: string;
   runtime: Runtime;
+  /** The temp dir holding the SQLite files (`adx.db*`). */
+  dir: string;
   /** Everything the logger wrote so far (JSON lines). */
   logText(): string;
   admin(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; json(): any; text: string }>;
+  /** Stops the exchange; the dir is removed unless `keepDir` was given (the caller removes it then). */
   close(): Promise<void>;
 }
 
-/** Starts an exchange logging at `level` (e.g. `debug`) into memory. */
-export async function startLoggedExchange(level: string): Promise<LoggedExchange> {
+/**
+ * Starts an exchange logging at `level` (e.g. `debug`) into memory; `options.config` is
+ * deep-merged over the test config, `options.keepDir` leaves the SQLite files on close.
+ */
+export async function startLoggedExchange(level: string, options: { config?: Record<string, unknown>; keepDir?: boolean } = {}): Promise<LoggedExchange> {
   const dir = await mkdtemp(join(tmpdir(), 'adx-sec-'));
   const adminKey = 'sec-admin-key-7f1c2d';
   const secretKey = 'sec-secret-key-93ab44';
@@ -41,13 +47,14 @@ export async function startLoggedExchange(level: string): Promise<LoggedExchange
   });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const config: Config = mergeConfig(defaults as Config, {
+  const base: Config = mergeConfig(defaults as Config, {
     server: { port, host: '127.0.0.1', publicUrl: url },
     storage: { databaseUrl: join(dir, 'adx.db') },
     security: { adminKey, secretKey },
     log: { level },
     overload: { maxEventLoopDelayMs: 5000 },
   });
+  const config: Config = mergeConfig(base, options.config ?? {});
   const runtime = await createRuntime({ config, log: createLogger(level, sink) });
   await runtime.start();
 
@@ -65,11 +72,12 @@ export async function startLoggedExchange(level: string): Promise<LoggedExchange
     adminKey,
     secretKey,
     runtime,
+    dir,
     logText: () => chunks.join(''),
     admin,
     async close() {
       await runtime.close();
-      await rm(dir, { recursive: true, force: true });
+      if (!options.keepDir) await rm(dir, { recursive: true, force: true });
     },
   };
 }
