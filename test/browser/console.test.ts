@@ -26,6 +26,14 @@ import { bidEveryImp, startFakeDsp, type FakeDsp } from '../fakes/fake-dsp.js';
 import { startFakeReceiver, type FakeReceiver } from '../fakes/fake-receiver.js';
 import { startTestExchange, type TestExchange } from '../helpers/exchange.js';
 
+// The page's globals, for the callbacks that run in the browser (page.evaluate, waitForFunction);
+// declared here rather than adding the DOM library to the whole (Node) program.
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const window: any;
+declare const document: any;
+declare const sessionStorage: any;
+declare const localStorage: any;
+
 const chromiumPath = process.env.ADX_CHROMIUM_PATH ?? '/usr/bin/chromium';
 const hasChromium = existsSync(chromiumPath);
 if (!hasChromium) console.warn(`[test/browser] skipping the console browser test: no Chromium at ${chromiumPath} (apt-get install -y chromium)`);
