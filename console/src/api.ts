@@ -5,6 +5,10 @@
  * RFC 9457 problem body, so forms can show `errors[{field, message}]` next to their fields.
  */
 
+import type { JsonSchema } from './fields.js';
+
+export type { JsonSchema };
+
 /** sessionStorage key of the admin key: per tab, gone when the tab closes. */
 const KEY_SLOT = 'adx.console.adminKey';
 
@@ -96,26 +100,6 @@ export async function openApi(): Promise<OpenApiDocument> {
 /** The part of an OpenAPI 3.0 document the console reads. */
 export interface OpenApiDocument {
   paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: JsonSchema }> } }>>;
-}
-
-/** The subset of JSON Schema (as fastify/TypeBox emit it) the console understands. */
-export interface JsonSchema {
-  type?: string;
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  items?: JsonSchema;
-  enum?: unknown[];
-  const?: unknown;
-  anyOf?: JsonSchema[];
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-  exclusiveMinimum?: number;
-  pattern?: string;
-  format?: string;
-  nullable?: boolean;
-  description?: string;
 }
 
 /** The JSON body schema of `method path` in `doc`, if documented. */

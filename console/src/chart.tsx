@@ -45,7 +45,9 @@ export function Chart(props: { name: string; title: string; x: number[]; series:
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true }, y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
       axes: [{ stroke: '#444', grid: { stroke: '#eee' } }, { stroke: '#444', grid: { stroke: '#eee' }, size: 64, values: (_u, splits) => splits.map((v) => props.format(v)) }],
-      series: [{}, ...props.series.map((s) => ({ label: s.label, stroke: s.color, width: 2, dash: s.dash, points: { show: false } }))],
+      // Points show where the data is sparse (uPlot's default), and lines span minutes without
+      // traffic (null: a rate with no denominator), so a lone busy minute is still visible.
+      series: [{}, ...props.series.map((s) => ({ label: s.label, stroke: s.color, width: 2, dash: s.dash, spanGaps: true }))],
     };
     const u = new uPlot(opts, [props.x, ...props.series.map((s) => s.values)] as uPlot.AlignedData, el);
     plot.current = u;

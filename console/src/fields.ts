@@ -5,7 +5,26 @@
  * Rules that need the exchange's context (URL schemes, SSRF, adapter codes) come back from the
  * API as problem+json and are shown next to the field the same way. Pure: no DOM here.
  */
-import type { JsonSchema } from './api.js';
+/** The subset of JSON Schema (as fastify/TypeBox emit it) the console understands. */
+export interface JsonSchema {
+  type?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: JsonSchema[];
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  pattern?: string;
+  format?: string;
+  nullable?: boolean;
+  description?: string;
+}
+
 
 /** How a property is edited. */
 export type FieldKind = 'text' | 'number' | 'checkbox' | 'select' | 'checkboxes' | 'list';

@@ -25,12 +25,21 @@ export const CLI_PATH = fileURLToPath(new URL('./index.js', import.meta.url));
  */
 export function startCliChild(
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; readyPattern?: RegExp; timeoutMs?: number; nodeArgs?: string[]; cliPath?: string } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    readyPattern?: RegExp;
+    timeoutMs?: number;
+    nodeArgs?: string[];
+    cliPath?: string;
+    /** Own process group: a terminal's Ctrl-C reaches the parent only, which then stops the child itself. */
+    detached?: boolean;
+  } = {},
 ): Promise<StartedChild> {
   const readyPattern = options.readyPattern ?? /listening/i;
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.cliPath ?? CLI_PATH, ...args], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
   });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

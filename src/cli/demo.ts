@@ -1,8 +1,10 @@
 /**
  * `adx demo` (`npm run demo`): the exchange and three simulated DSPs as separate processes on
  * loopback, the conformance corpus (when present) and generated traffic for `--duration`
- * seconds, win and billing notices for a share of the bids as a publisher would send them, then
- * a summary table. Exits 0 when the run worked (non-zero wins), 1 otherwise.
+ * seconds (0: until Ctrl-C), win and billing notices for a share of the bids as a publisher would
+ * send them, then a summary table. The operator console's URL and admin key are printed at start,
+ * and the console is served for as long as the traffic runs. Exits 0 when the run worked
+ * (non-zero wins), 1 otherwise.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,7 +20,7 @@ import { createRng, generateBidRequest } from './demo-traffic.js';
 
 /** Demo options (CLI flags). */
 export interface DemoOptions {
-  /** Seconds of generated traffic. */
+  /** Seconds of generated traffic; 0 = until SIGINT (Ctrl-C) or SIGTERM. */
   durationSeconds: number;
   /** Concurrent bid requests in flight. */
   concurrency: number;
@@ -40,6 +42,16 @@ function percentile(sorted: number[], p: number): number {
 export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
   const dir = await mkdtemp(join(tmpdir(), 'adx-demo-'));
   const children: StartedChild[] = [];
+  // Ctrl-C (or SIGTERM) ends the traffic early (with --duration 0, at all). The children run in
+  // their own process groups, so a terminal's Ctrl-C reaches this process only: the exchange keeps
+  // serving until the summary is read, and `finally` stops every child by pid. Caught from the
+  // start, so an early Ctrl-C never leaves a child behind.
+  let interrupted = false;
+  const interrupt = () => {
+    interrupted = true;
+  };
+  process.on('SIGINT', interrupt);
+  process.on('SIGTERM', interrupt);
   try {
     const sims = [
       { name: 'sim-alpha', args: ['--bid-probability', '0.9', '--cpm-min', '0.5', '--cpm-max', '4', '--latency-ms', '2-15', '--currency', 'USD'] },
@@ -48,7 +60,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
     ];
     const simChildren = await Promise.all(
       sims.map((s) =>
-        startCliChild(['dsp-sim', '--port', '0', '--name', s.name, '--seat', s.name, '--seed', String(options.seed), ...s.args], { readyPattern: /^http:\/\// }),
+        startCliChild(['dsp-sim', '--port', '0', '--name', s.name, '--seat', s.name, '--seed', String(options.seed), ...s.args], { readyPattern: /^http:\/\//, detached: true }),
       ),
     );
     children.push(...simChildren);
@@ -69,9 +81,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
       env: { ADX_CONFIG: configPath, DATABASE_URL: join(dir, 'adx.db'), PORT: String(port), HOST: '127.0.0.1', ADX_ADMIN_KEY: adminKey, ADX_WEBHOOKS_ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'info' },
       readyPattern: /adx listening/,
       nodeArgs: options.exchangeNodeArgs,
+      detached: true,
     });
     children.push(exchange);
     const base = exchange.url;
+    process.stdout.write(
+      `adx console: ${base}/console  (sign in with the admin key ${adminKey})\n` +
+        (options.durationSeconds > 0 ? `traffic for ${options.durationSeconds} s; Ctrl-C ends it early\n` : 'traffic until Ctrl-C\n'),
+    );
 
     // A webhook endpoint for auction.complete and billing.notice, served by our receiver CLI,
     // which verifies every delivery with the standardwebhooks package.
@@ -82,7 +99,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
       body: JSON.stringify({ url: `http://127.0.0.1:${receiverPort}/demo`, events: ['auction.complete', 'billing.notice'], description: 'demo receiver' }),
     });
     const { secret } = (await endpoint.body.json()) as { secret: string };
-    const receiver = await startCliChild(['webhook-receiver', '--secret', secret, '--port', String(receiverPort)], { readyPattern: /listening/ });
+    const receiver = await startCliChild(['webhook-receiver', '--secret', secret, '--port', String(receiverPort)], { readyPattern: /listening/, detached: true });
     children.push(receiver);
     const pool = new Pool(base, { connections: options.concurrency + 2 });
     const totals: DemoTotals = {
@@ -159,15 +176,19 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
       }
     };
 
-    for (const body of await readCorpus()) await send(body, true);
+    for (const body of await readCorpus()) {
+      if (interrupted) break;
+      await send(body, true);
+    }
 
-    const endAt = performance.now() + options.durationSeconds * 1000;
+    const endAt = options.durationSeconds > 0 ? performance.now() + options.durationSeconds * 1000 : Number.POSITIVE_INFINITY;
     let n = 0;
     await Promise.all(
       Array.from({ length: options.concurrency }, async () => {
-        while (performance.now() < endAt) await send(JSON.stringify(generateBidRequest(rng, n++)), false);
+        while (!interrupted && performance.now() < endAt) await send(JSON.stringify(generateBidRequest(rng, n++)), false);
       }),
     );
+
     await Promise.all(notices);
     await new Promise((resolve) => setTimeout(resolve, 1500)); // partner notice calls and counter flush
 
@@ -182,6 +203,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
     return totals;
   } finally {
     await Promise.all(children.map((c) => c.stop()));
+    process.removeListener('SIGINT', interrupt);
+    process.removeListener('SIGTERM', interrupt);
     await rm(dir, { recursive: true, force: true });
   }
 }
@@ -269,7 +292,7 @@ export function registerDemoCommand(program: Command): void {
   program
     .command('demo')
     .description('run the exchange with simulated DSPs and traffic, then print a summary')
-    .option('--duration <seconds>', 'seconds of generated traffic', '10')
+    .option('--duration <seconds>', 'seconds of generated traffic (0: until Ctrl-C); the console is served meanwhile', '10')
     .option('--concurrency <n>', 'concurrent bid requests', '8')
     .option('--seed <n>', 'random seed', '42')
     .option('--exchange-node-args <args>', 'extra node flags for the exchange process, space-separated (e.g. "--cpu-prof")')

@@ -8,6 +8,8 @@
  * - 20 auctions across both nodes give exactly 20 `auction.complete` deliveries, distinct
  *   `webhook-id`s, none delivered twice (the outbox rows say one attempt each);
  * - one win notice sent to both nodes reaches the DSP's nurl once;
+ * - `GET /v1/stats/series` answers the same sums on either node: both nodes' requests, partner
+ *   calls and latency histograms, flushed into the same rows;
  * - SIGKILL of one node while its deliveries are in flight loses nothing: the other node takes
  *   the dead node's claims over once their lease (2 s here, via the config file) has lapsed.
  *
@@ -63,7 +65,11 @@ interface Answer {
   bid?: { id: string; nurl: string; price: number };
 }
 
+/** Bid requests sent through either node (each is counted once, by the node that took it). */
+let sentRequests = 0;
+
 async function bidThrough(base: string, apiKey: string, id: string): Promise<Answer> {
+  sentRequests++;
   const res = await request(`${base}/v1/openrtb/2.5/bidrequest`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
@@ -214,6 +220,26 @@ describe.skipIf(!url || !distBuilt())('two exchange nodes on one PostgreSQL data
     const wins = dsp.hits.filter((h) => h.path === '/win');
     expect(wins).toHaveLength(1);
     expect(Number(wins[0]!.query.price)).toBeGreaterThan(0);
+  });
+
+  it('the stats series sums both nodes: the same answer from either, every request counted once', async () => {
+    const partners = (await admin(nodes[0].url, 'GET', '/v1/demand-partners')).json.data as Array<{ id: string }>;
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const series = async (node: StartedChild, extra = '') => (await admin(node.url, 'GET', `/v1/stats/series?from=${from}&to=${to}&step=hour${extra}`)).json;
+    const sum = (answer: { points: Array<Record<string, number>> }, field: string) => answer.points.reduce((acc, p) => acc + (p[field] ?? 0), 0);
+    // Each node flushes its counters every second; wait until both flushes are in.
+    const [one, two] = await waitFor('both nodes flushed', 10_000, async () => {
+      const answers = await Promise.all(nodes.map((node) => series(node)));
+      return answers.every((a) => sum(a, 'requests') === sentRequests) ? answers : undefined;
+    }, 200);
+    expect(one).toEqual(two);
+    expect(sum(one, 'bids')).toBeGreaterThanOrEqual(21);
+    expect(Math.max(...one.points.map((p: { latency_p99_ms: number }) => p.latency_p99_ms))).toBeGreaterThan(0);
+    const partner = await series(nodes[1], `&partner_id=${partners[0]!.id}`);
+    expect(sum(partner, 'calls')).toBeGreaterThanOrEqual(21);
+    expect(sum(partner, 'bids')).toBe(sum(partner, 'calls'));
+    expect(sum(partner, 'wins')).toBe(1);
   });
 
   it('killing one node mid-delivery loses nothing: the other delivers the rest after the lease', async () => {

@@ -68,7 +68,7 @@ export function AlertsPage() {
             render: (r) =>
               confirmDelete === r.id ? (
                 <span class="row-actions">
-                  <button type="button" class="danger" aria-label={`Confirm: delete rule ${r.id}`} onClick={() => void remove(r)}>
+                  <button type="button" class="danger" aria-label={`Confirm delete of rule ${r.id}`} onClick={() => void remove(r)}>
                     Confirm delete
                   </button>
                   <button type="button" class="secondary" aria-label="Keep the rule" onClick={() => setConfirmDelete(null)}>

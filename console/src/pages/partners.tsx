@@ -69,7 +69,7 @@ function PartnerCharts(props: { partner: Partner }) {
           name="partner_calls"
           title="Calls and bids"
           x={x}
-          format={fmt.int}
+          format={fmt.dec}
           series={[
             { label: 'calls', color: '#1f5fbf', values: points.map((p) => p.calls) },
             { label: 'bids', color: '#0a7d48', values: points.map((p) => p.bids) },
@@ -80,7 +80,7 @@ function PartnerCharts(props: { partner: Partner }) {
           name="partner_failures"
           title="Timeouts, errors and privacy blocks"
           x={x}
-          format={fmt.int}
+          format={fmt.dec}
           series={[
             { label: 'timeouts', color: '#a15c00', values: points.map((p) => p.timeouts) },
             { label: 'errors', color: '#b3261e', values: points.map((p) => p.errors) },
@@ -120,7 +120,7 @@ export function PartnersPage() {
   return (
     <>
       <h1>Demand partners</h1>
-      <p class="hint">Figures are for today (UTC) across every node. Bid rate = bids / calls; win rate = wins / bids.</p>
+      <p class="hint">Figures are for today (UTC) across every node. Bid rate is bids per call (a call may bid on several imps); win rate = wins / bids.</p>
       {message ? (
         <p class="notice" role="status">
           {message}
@@ -137,7 +137,7 @@ export function PartnersPage() {
           { key: 'name', label: 'Name', render: (r) => <span title={r.id}>{r.name}</span> },
           { key: 'enabled', label: 'Status', render: (r) => (r.enabled ? 'enabled' : 'disabled') },
           { key: 'calls', label: 'Calls', numeric: true, sortValue: (r) => r.today.calls, render: (r) => fmt.int(r.today.calls) },
-          { key: 'bid_rate', label: 'Bid rate', numeric: true, sortValue: (r) => ratio(r.today.bids, r.today.calls), render: (r) => fmt.pct(ratio(r.today.bids, r.today.calls)) },
+          { key: 'bid_rate', label: 'Bids per call', numeric: true, sortValue: (r) => ratio(r.today.bids, r.today.calls), render: (r) => fmt.dec(ratio(r.today.bids, r.today.calls)) },
           { key: 'timeouts', label: 'Timeouts', numeric: true, sortValue: (r) => r.today.timeouts, render: (r) => fmt.int(r.today.timeouts) },
           { key: 'errors', label: 'Errors', numeric: true, sortValue: (r) => r.today.errors, render: (r) => fmt.int(r.today.errors) },
           { key: 'privacy_blocked', label: 'Privacy blocks', numeric: true, sortValue: (r) => r.today.privacy_blocked, render: (r) => fmt.int(r.today.privacy_blocked) },
@@ -150,7 +150,7 @@ export function PartnersPage() {
             noSort: true,
             render: (r) => (
               <span class="row-actions">
-                <button type="button" class="secondary" aria-label={`Show charts of ${r.name}`} aria-pressed={selected?.id === r.id} onClick={() => setSelectedId(r.id)}>
+                <button type="button" class="secondary" aria-label={`Charts of ${r.name}`} aria-pressed={selected?.id === r.id} onClick={() => setSelectedId(r.id)}>
                   Charts
                 </button>
                 <button type="button" class="secondary" aria-label={`Edit ${r.name}`} onClick={() => setMode({ kind: 'edit', partner: r })}>

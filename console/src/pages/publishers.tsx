@@ -98,7 +98,7 @@ export function PublishersPage() {
                 </button>
                 {confirmRotate === r.id ? (
                   <>
-                    <button type="button" class="danger" aria-label={`Confirm: issue a new key for ${r.name}`} onClick={() => void rotate(r)}>
+                    <button type="button" class="danger" aria-label={`Confirm new key for ${r.name}`} onClick={() => void rotate(r)}>
                       Confirm new key
                     </button>
                     <button type="button" class="secondary" aria-label="Keep the current key" onClick={() => setConfirmRotate(null)}>
@@ -106,7 +106,7 @@ export function PublishersPage() {
                     </button>
                   </>
                 ) : (
-                  <button type="button" class="secondary" aria-label={`Rotate the API key of ${r.name}`} onClick={() => setConfirmRotate(r.id)}>
+                  <button type="button" class="secondary" aria-label={`Rotate key of ${r.name}`} onClick={() => setConfirmRotate(r.id)}>
                     Rotate key
                   </button>
                 )}

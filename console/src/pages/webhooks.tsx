@@ -226,7 +226,7 @@ export function WebhooksPage() {
             label: 'Actions',
             noSort: true,
             render: (r) => (
-              <button type="button" class="secondary" aria-label={`Open the delivery log of ${r.url}`} aria-pressed={selectedId === r.id} onClick={() => setSelectedId(r.id)}>
+              <button type="button" class="secondary" aria-label={`Deliveries of ${r.url}`} aria-pressed={selectedId === r.id} onClick={() => setSelectedId(r.id)}>
                 Deliveries
               </button>
             ),
