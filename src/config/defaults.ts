@@ -7,6 +7,8 @@ export const defaults = {
     host: '127.0.0.1',
     publicUrl: '', // empty: http://HOST:PORT
     bodyLimitBytes: 64 * 1024, // DESIGN section 2
+    // Synthetic auctions run before /readyz turns 200 (issue 15: a cold process misses tmax).
+    warmUpAuctions: 300,
   },
   storage: {
     databaseUrl: './data/adx.db',
@@ -40,6 +42,8 @@ export const defaults = {
     maxInFlight: 2000,
     // p99 event-loop delay at which a 100 ms deadline is at risk (margin 20 ms + our own work).
     maxEventLoopDelayMs: 30,
+    // One pause (GC, start-up compile) is not overload: the delay must last this long to shed.
+    eventLoopDelaySustainMs: 500,
   },
   currency: {
     rates: null,
