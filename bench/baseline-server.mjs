@@ -2,23 +2,33 @@
  * The benchmark's baseline: a bare `node:http` bid server doing only what any exchange must do,
  * so the harness can report adx's throughput as a ratio of it (issue 6).
  *
- * Per request: read the body (gunzip it when `content-encoding: gzip`), `JSON.parse` it, build one
- * OpenRTB 2.5 request per partner from it (new `id`, `tmax` = remaining budget, the exchange's
- * schain node appended, as DESIGN section 5 asks of adx), POST it over a keep-alive undici `Pool`
- * with the same headers adx sends (`content-type`, `x-openrtb-version: 2.5`,
- * `accept-encoding: gzip`), gunzip and `JSON.parse` each answer, keep the highest bid per imp, and
- * answer a JSON BidResponse (gzip when the client accepts it) or 204. No validation, no auction
- * rules, no currency, no storage, no notices, no metrics.
+ * Per request: read the body (inflate it asynchronously when `content-encoding: gzip`),
+ * `JSON.parse` it, build one OpenRTB 2.5 request per partner from it (new `id`, `tmax` = remaining
+ * budget, the exchange's schain node appended, as DESIGN section 5 asks of adx), POST it exactly as
+ * adx calls a partner whose `gzip` setting is off (the bench seeds its partners so): the same
+ * headers (`content-type: application/json`, `x-openrtb-version: 2.5`, no `accept-encoding`, so the
+ * partner answers plain JSON), an undici `Agent` with adx's pool settings (64 connections per
+ * origin, pipelining 1, keep-alive 30 s / max 120 s) and a timer racing the budget; `JSON.parse`
+ * each answer (inflated asynchronously should a partner gzip anyway), keep the highest bid per imp,
+ * and answer a JSON BidResponse (gzipped asynchronously when the client accepts it) or 204. No
+ * synchronous zlib anywhere, as in adx. No validation, no auction rules, no currency, no
+ * storage, no notices, no metrics.
  *
  * Run as a process: `node bench/baseline-server.mjs --partners <url,url> [--port 0]`; it prints
  * `baseline listening on http://127.0.0.1:<port>` and stops on SIGTERM/SIGINT. Importing this
  * module does nothing.
  */
 import { createServer } from 'node:http';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gunzip as gunzipCallback, gzip as gzipCallback } from 'node:zlib';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
-import { Pool } from 'undici';
+import { parseArgs, promisify } from 'node:util';
+import { Agent } from 'undici';
+
+const gunzip = promisify(gunzipCallback);
+const gzip = promisify(gzipCallback);
+
+/** The headers adx's OpenRTB 2.5 adapter sends a partner whose `gzip` setting is off. */
+const PARTNER_HEADERS = Object.freeze({ 'content-type': 'application/json', 'x-openrtb-version': '2.5' });
 
 /** Budget kept back from partners, ms (adx's default `auction.tmaxMarginMs`). */
 const TMAX_MARGIN_MS = 20;
@@ -59,38 +69,44 @@ function readBody(req) {
  * @returns {Promise<BaselineServer>}
  */
 export async function startBaselineServer(options) {
+  // adx's partner client (src/demand/partner-http.ts): one Agent, a Pool per origin.
+  const agent = new Agent({ connections: options.connectionsPerPartner ?? 64, pipelining: 1, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000 });
   const partners = options.partnerUrls.map((endpoint) => {
     const url = new URL(endpoint);
-    return {
-      path: `${url.pathname}${url.search}`,
-      pool: new Pool(url.origin, { connections: options.connectionsPerPartner ?? 64, pipelining: 1, keepAliveTimeout: 30_000 }),
-    };
+    return { origin: url.origin, path: `${url.pathname}${url.search}` };
   });
   let seq = 0;
 
   /**
    * One partner call; resolves with the parsed BidResponse or undefined (no bid, error, late).
-   * @param {{ path: string, pool: Pool }} partner
+   * @param {{ origin: string, path: string }} partner
    * @param {string} body
    * @param {number} budgetMs
    * @returns {Promise<any>}
    */
   async function callPartner(partner, body, budgetMs) {
+    const controller = new AbortController();
+    // As adx: a timer races the budget, since undici does not time out a request queued for a connection.
+    const timer = setTimeout(() => controller.abort(), budgetMs);
     try {
-      const res = await partner.pool.request({
+      const res = await agent.request({
+        origin: partner.origin,
         method: 'POST',
         path: partner.path,
-        headers: { 'content-type': 'application/json', 'x-openrtb-version': '2.5', 'accept-encoding': 'gzip' },
+        headers: { ...PARTNER_HEADERS },
         body,
+        signal: controller.signal,
         headersTimeout: budgetMs,
         bodyTimeout: budgetMs,
       });
       const raw = Buffer.from(await res.body.arrayBuffer());
       if (res.statusCode !== 200 || raw.length === 0) return undefined;
-      const text = (res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
+      const text = (res.headers['content-encoding'] === 'gzip' ? await gunzip(raw) : raw).toString('utf8');
       return JSON.parse(text);
     } catch {
       return undefined;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -101,7 +117,7 @@ export async function startBaselineServer(options) {
   async function handle(req, res) {
     const arrivedAt = performance.now();
     let raw = await readBody(req);
-    if (req.headers['content-encoding'] === 'gzip') raw = gunzipSync(raw);
+    if (req.headers['content-encoding'] === 'gzip') raw = await gunzip(raw);
     /** @type {any} */
     let request;
     try {
@@ -158,7 +174,7 @@ export async function startBaselineServer(options) {
     /** @type {Record<string, string>} */
     const headers = { 'content-type': 'application/json', 'x-openrtb-version': '2.5' };
     if (/\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
-      payload = gzipSync(payload);
+      payload = await gzip(payload);
       headers['content-encoding'] = 'gzip';
     }
     headers['content-length'] = String(payload.length);
@@ -181,7 +197,7 @@ export async function startBaselineServer(options) {
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(() => resolve(undefined)));
-      await Promise.all(partners.map((p) => p.pool.close()));
+      await agent.close();
     },
   };
 }

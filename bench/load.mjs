@@ -4,8 +4,9 @@
  * - `runClosedLoop`: autocannon (programmatic API) with N connections as fast as the server
  *   answers, or at `overallRate` (autocannon's limiter: each connection sends its share of the
  *   rate at the start of every second, then waits). Throughput runs and the 2x-saturation run.
- *   When `wrk` is on the PATH and no rate or per-request latency is needed, `runWrk` can drive the
- *   throughput runs instead (`--loader wrk`).
+ *   When `wrk` is on the PATH and no rate is needed, `runWrk` drives the throughput runs instead
+ *   (`--loader wrk`, the default when wrk is installed): a C load generator takes far less CPU
+ *   than autocannon in the harness, which matters when it shares the machine with the server.
  * - `runPaced`: an open-loop generator (undici Pool) sending at evenly spaced instants, latency
  *   measured from each request's scheduled instant, so queueing is counted (no coordinated
  *   omission). Used for the latency columns at a fixed 1,000 req/s, because autocannon's limiter
@@ -177,10 +178,12 @@ export function wrkAvailable() {
 }
 
 /**
- * wrk against `target` (throughput only): requests/s and non-2xx from its summary. Latency
- * percentiles and late answers come from wrk's own summary (p50/p99/max of its latency
- * distribution; `late` is not counted, undefined -> 0).
- * @param {LoadTarget & { durationSec: number, connections: number }} o
+ * wrk against `target` (throughput, closed loop): requests/s and non-2xx from its summary,
+ * p50/p99/max from its latency distribution, and `late` counted exactly by a Lua `done()` hook
+ * walking wrk's latency histogram (microsecond bins) for answers slower than `tmaxMs`. wrk does
+ * not tell 200 from 204 (`statusCounts` stays empty; the harness reads the exchange's own
+ * counters for that). With `cpus`, wrk runs under `taskset -c <cpus>` with one thread per CPU.
+ * @param {LoadTarget & { durationSec: number, connections: number, cpus?: string, threads?: number }} o
  * @returns {Promise<LoadResult>}
  */
 export async function runWrk(o) {
@@ -192,13 +195,29 @@ export async function runWrk(o) {
     const headerLines = Object.entries(o.headers)
       .map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
       .join('\n');
+    // latency(i) answers the i-th non-empty bin of wrk's histogram: (value in us, count); past the
+    // last bin wrk 4.1 answers value 0 with a stale count, so a 0 value ends the walk.
+    const lateHook = `done = function(summary, latency, requests)
+  local limit = ${Math.round(o.tmaxMs * 1000)}
+  local late, i = 0, 1
+  while true do
+    local value, count = latency(i)
+    if value == nil or value == 0 or count == nil or count == 0 then break end
+    if value > limit then late = late + count end
+    i = i + 1
+  end
+  io.write(string.format("adx-bench-late %d\\n", late))
+end
+`;
     await writeFile(
       script,
-      `wrk.method = "POST"\n${headerLines}\nlocal f = io.open(${JSON.stringify(bodyPath)}, "rb")\nwrk.body = f:read("*a")\nf:close()\n`,
+      `wrk.method = "POST"\n${headerLines}\nlocal f = io.open(${JSON.stringify(bodyPath)}, "rb")\nwrk.body = f:read("*a")\nf:close()\n${lateHook}`,
     );
-    const args = ['-t', '2', '-c', String(o.connections), '-d', `${o.durationSec}s`, '--latency', '-s', script, `${o.url}${o.path}`];
+    const threads = Math.max(1, Math.min(o.threads ?? 2, o.connections));
+    const args = ['-t', String(threads), '-c', String(o.connections), '-d', `${o.durationSec}s`, '--latency', '-s', script, `${o.url}${o.path}`];
+    const [command, argv] = o.cpus ? ['taskset', ['-c', o.cpus, 'wrk', ...args]] : ['wrk', args];
     const text = await new Promise((resolve, reject) => {
-      const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (c) => (out += c));
       child.stderr.on('data', (c) => (out += c));
@@ -221,7 +240,7 @@ export async function runWrk(o) {
       statusCounts: {},
       non2xx,
       errors: num(/Socket errors:.*timeout (\d+)/),
-      late: 0,
+      late: num(/adx-bench-late (\d+)/),
       latencyMs: { p50: ms(/50%\s+([\d.]+)(us|ms|s)/), p99: ms(/99%\s+([\d.]+)(us|ms|s)/), max: ms(/Latency\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)/) },
     };
   } finally {

@@ -4,7 +4,8 @@
  * is registered in one group and stopped by its pid (SIGTERM, SIGKILL after a grace period) by
  * `stopAll()`, which the harness calls at the end and on SIGINT. Importing this module does nothing.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,11 +18,55 @@ const DIST_FREE_PORT = new URL('../dist/cli/free-port.js', import.meta.url);
 const BASELINE_SCRIPT = fileURLToPath(new URL('./baseline-server.mjs', import.meta.url));
 
 /**
+ * Which CPUs run what (`taskset -c` lists). `server` runs the server under test (the exchange or
+ * the baseline), `load` the load generator (this harness, wrk), the partners and the receiver.
+ * `shared` is true when the two sets overlap (fewer CPUs than the server needs plus one).
+ * @typedef {object} CpuLayout
+ * @property {string} server e.g. `0`
+ * @property {string} load e.g. `1` or `1-3`
+ * @property {number} loadCpus how many CPUs `load` names
+ * @property {boolean} shared
+ */
+
+/** True when `taskset` (util-linux) can be run. */
+export function tasksetAvailable() {
+  const probe = spawnSync('taskset', ['-p', String(process.pid)], { encoding: 'utf8' });
+  return probe.status === 0;
+}
+
+/**
+ * The pinned layout for a server of `serverCpus` processes on this machine: the server on CPUs
+ * 0..serverCpus-1, everything else on the rest. Undefined (no pinning) with fewer than 2 CPUs or
+ * without taskset. When the server asks for every CPU (e.g. `--workers 2` on 2 CPUs), both sets
+ * are all CPUs and `shared` is true: the load generator then competes with the server.
+ * @param {number} serverCpus
+ * @returns {CpuLayout | undefined}
+ */
+export function cpuLayout(serverCpus) {
+  const n = availableParallelism();
+  if (n < 2 || !tasksetAvailable()) return undefined;
+  const range = (/** @type {number} */ from, /** @type {number} */ to) => (from === to ? String(from) : `${from}-${to}`);
+  const s = Math.max(1, Math.min(serverCpus, n));
+  if (s >= n) return { server: range(0, n - 1), load: range(0, n - 1), loadCpus: n, shared: true };
+  return { server: range(0, s - 1), load: range(s, n - 1), loadCpus: n - s, shared: false };
+}
+
+/**
+ * Moves this process (every thread: the harness's own load generators run here) onto `cpus`.
+ * @param {string} cpus a `taskset -c` list
+ */
+export function pinSelf(cpus) {
+  const r = spawnSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`taskset -a -p -c ${cpus} ${process.pid} failed: ${r.stderr}`);
+}
+
+/**
  * A started child process.
  * @typedef {object} Child
  * @property {string} name label for messages
  * @property {string} url `http://127.0.0.1:<port>` it serves
  * @property {number} pid
+ * @property {number} readyAfterMs from spawn to ready (ready line printed, or the health path answering 200), ms
  * @property {() => string} output everything it printed so far (stdout + stderr)
  * @property {(graceMs?: number) => Promise<void>} stop SIGTERM, SIGKILL after `graceMs`; resolves on exit
  */
@@ -85,11 +130,14 @@ export async function peakRss(pid) {
 
 /**
  * Spawns `node ...nodeArgs script ...args` and resolves once `ready()` says so.
- * @param {{ name: string, script: string, args: string[], env?: NodeJS.ProcessEnv, nodeArgs?: string[], url?: string, readyPattern?: RegExp, healthPath?: string, timeoutMs?: number }} o
+ * With `cpus`, the child runs under `taskset -c <cpus>` (taskset execs node, so the pid is node's).
+ * @param {{ name: string, script: string, args: string[], env?: NodeJS.ProcessEnv, nodeArgs?: string[], url?: string, readyPattern?: RegExp, healthPath?: string, timeoutMs?: number, cpus?: string }} o
  * @returns {Promise<Child>}
  */
 function spawnNode(o) {
-  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), o.script, ...o.args], {
+  const argv = [...(o.nodeArgs ?? []), o.script, ...o.args];
+  const [command, args] = o.cpus ? ['taskset', ['-c', o.cpus, process.execPath, ...argv]] : [process.execPath, argv];
+  const child = spawn(command, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -110,6 +158,7 @@ function spawnNode(o) {
     await exited;
     clearTimeout(timer);
   };
+  const spawnedAt = performance.now();
   const deadline = Date.now() + (o.timeoutMs ?? 30_000);
   return new Promise((resolve, reject) => {
     let done = false;
@@ -123,7 +172,7 @@ function spawnNode(o) {
     const succeed = (/** @type {string} */ url) => {
       if (done) return;
       done = true;
-      resolve({ name: o.name, url, pid: /** @type {number} */ (child.pid), output: () => output, stop });
+      resolve({ name: o.name, url, pid: /** @type {number} */ (child.pid), readyAfterMs: performance.now() - spawnedAt, output: () => output, stop });
     };
     const poll = async () => {
       while (!done) {
@@ -137,6 +186,9 @@ function spawnNode(o) {
             const res = await fetch(`${o.url}${o.healthPath}`, { signal: AbortSignal.timeout(1000) });
             await res.arrayBuffer();
             if (res.status === 200) return succeed(o.url);
+            // Any answer means it listens: poll faster than the 50 ms start-up pace while it warms up.
+            await new Promise((r) => setTimeout(r, 10));
+            continue;
           } catch {
             // not listening yet
           }
@@ -149,10 +201,14 @@ function spawnNode(o) {
 }
 
 /**
- * A group of child processes stopped together by pid.
+ * A group of child processes stopped together by pid. With a `layout`, the exchange and the
+ * baseline run on `layout.server`, the partners and the receiver on `layout.load`.
+ * @param {{ layout?: CpuLayout }} [options]
  * @returns {ProcessGroup}
  */
-export function createProcessGroup() {
+export function createProcessGroup(options = {}) {
+  const serverCpus = options.layout?.server;
+  const loadCpus = options.layout?.load;
   /** @type {Set<Child>} */
   const running = new Set();
   /** @param {Child} child */
@@ -170,6 +226,7 @@ export function createProcessGroup() {
           script: CLI_PATH,
           args: ['dsp-sim', '--port', '0', '--latency-ms', latencyMs, '--bid-probability', '1', '--cpm-min', '0.5', '--cpm-max', '5', '--name', name, '--seat', name],
           readyPattern: /^http:\/\//,
+          cpus: loadCpus,
         }),
       );
     },
@@ -206,7 +263,9 @@ export function createProcessGroup() {
             ADX_WEBHOOKS_ALLOW_PRIVATE_TARGETS: options.webhooks ? '1' : '0',
           },
           url,
-          healthPath: '/healthz',
+          // Ready, not just alive: /readyz turns 200 once the hot paths are warm (issue 15).
+          healthPath: '/readyz',
+          cpus: serverCpus,
         }),
       );
     },
@@ -219,6 +278,7 @@ export function createProcessGroup() {
           args: ['--port', '0', '--partners', partnerUrls.join(',')],
           env: { NODE_ENV: 'production' },
           readyPattern: /baseline listening/,
+          cpus: serverCpus,
         }),
       );
     },
@@ -232,6 +292,7 @@ export function createProcessGroup() {
           args: ['webhook-receiver', '--secret', secret, '--port', String(port), '--host', '127.0.0.1'],
           readyPattern: /webhook-receiver listening/,
           timeoutMs: 15_000,
+          cpus: loadCpus,
         }),
       );
     },

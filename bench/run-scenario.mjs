@@ -7,6 +7,7 @@
  */
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
+import { exchangeDelta, scrapeMetrics } from './exchange-metrics.mjs';
 import { runClosedLoop, runPaced, runWrk } from './load.mjs';
 import { freePort, peakRss } from './processes.mjs';
 import { BID_PATH, TMAX_MS, requestFor } from './scenarios.mjs';
@@ -25,6 +26,7 @@ import { median } from './table.mjs';
  * @property {string[]} serveArgs extra `adx serve` flags
  * @property {string[]} nodeArgs extra node flags of the exchange (e.g. --cpu-prof)
  * @property {string} tmpDir parent folder for per-scenario temp folders
+ * @property {import('./processes.mjs').CpuLayout | undefined} layout pinned CPUs (wrk runs on `layout.load`)
  * @property {(line: string) => void} log progress output
  */
 
@@ -129,7 +131,7 @@ export async function runScenario({ scenario, group, partnerUrls, settings, satu
     if (scenario.overload) notes.push(`${scenario.title}: offered ${overallRate} req/s (2 x ${Math.round(saturationRps ?? 0)}) over ${connections} connections to both servers`);
     const closedRun = (/** @type {string} */ url, /** @type {number} */ durationSec) =>
       settings.loader === 'wrk' && !overallRate
-        ? runWrk({ ...target(url), durationSec, connections })
+        ? runWrk({ ...target(url), durationSec, connections, cpus: settings.layout?.load, threads: settings.layout?.loadCpus })
         : runClosedLoop({ ...target(url), durationSec, connections, overallRate });
 
     let adx200 = 1;
@@ -141,6 +143,10 @@ export async function runScenario({ scenario, group, partnerUrls, settings, satu
     /** @type {number[]} */ const baseRps = [];
     /** @type {number[]} */ const adxRps = [];
     /** @type {number[]} */ const hookRates = [];
+    /** @type {number[]} */ const winRates = [];
+    /** @type {number[]} */ const outboxDepths = [];
+    let adxLate = 0;
+    let shed = 0;
     let non2xx = 0;
     let late = 0;
     let baseLate = 0;
@@ -154,46 +160,76 @@ export async function runScenario({ scenario, group, partnerUrls, settings, satu
       baseLate += b.late;
       log(`${scenario.title}: baseline run ${i}/${settings.pairs}: ${b.requestsPerSec.toFixed(0)} req/s, non-2xx ${b.non2xx}, late ${b.late}`);
       const before = receiver ? await verifiedDeliveries(receiver) : 0;
+      const metricsBefore = await scrapeMetrics(adx.url);
       const a = await closedRun(adx.url, settings.durationSec);
       if (receiver) hookRates.push(((await verifiedDeliveries(receiver)) - before) / a.durationSec);
+      const counted = exchangeDelta(metricsBefore, await scrapeMetrics(adx.url));
+      winRates.push(counted.wins / a.durationSec);
+      outboxDepths.push(counted.outboxDepth);
+      adxLate += counted.late;
+      shed += counted.shed;
+      adx200 += counted.wins;
       adxRps.push(a.requestsPerSec);
       non2xx += a.non2xx;
       late += a.late;
-      adx200 += a.statusCounts['200'] ?? 0;
       for (const [status, n] of Object.entries(a.statusCounts)) adxStatuses[status] = (adxStatuses[status] ?? 0) + n;
       if (scenario.overload && a.latencyMs && (!overloadLatency || a.latencyMs.p99 > overloadLatency.p99)) overloadLatency = a.latencyMs;
-      log(`${scenario.title}: adx      run ${i}/${settings.pairs}: ${a.requestsPerSec.toFixed(0)} req/s, non-2xx ${a.non2xx}, late ${a.late}${receiver ? `, webhooks ${hookRates.at(-1)?.toFixed(0)}/s` : ''}`);
+      log(
+        `${scenario.title}: adx      run ${i}/${settings.pairs}: ${a.requestsPerSec.toFixed(0)} req/s, non-2xx ${a.non2xx}, late ${a.late} (exchange: ${counted.late}), ` +
+          `shed ${counted.shed}, wins ${winRates.at(-1)?.toFixed(0)}/s${receiver ? `, webhooks ${hookRates.at(-1)?.toFixed(0)}/s, outbox ${counted.outboxDepth}` : ''}`,
+      );
     }
 
     /** @type {import('./table.mjs').ScenarioFigures} */
-    const figures = { scenario: scenario.title, adxRps: median(adxRps), baselineRps: median(baseRps), non2xx, late, webhooksPerSec: median(hookRates) };
+    const figures = {
+      scenario: scenario.title,
+      adxRps: median(adxRps),
+      baselineRps: median(baseRps),
+      non2xx,
+      late,
+      adxLate,
+      winsPerSec: median(winRates),
+      webhooksPerSec: median(hookRates),
+      outboxDepths: receiver ? outboxDepths : undefined,
+    };
+    if (shed > 0) notes.push(`${scenario.title}: the exchange shed ${shed} requests over its throughput runs`);
     if (scenario.overload) {
       // The latency columns of (e) are the adx answers under 2x saturation (worst run by p99).
       Object.assign(figures, { p50Ms: overloadLatency?.p50, p99Ms: overloadLatency?.p99, maxMs: overloadLatency?.max });
       notes.push(`${scenario.title}: adx answers by status ${JSON.stringify(adxStatuses)}; baseline late answers ${baseLate}; latency columns are from the 2x runs (worst p99)`);
     } else {
       const fixedTarget = { ...target(adx.url), durationSec: settings.durationSec };
+      const metricsBefore = await scrapeMetrics(adx.url);
       const f =
         settings.fixedRateLoader === 'paced'
           ? await runPaced({ ...fixedTarget, ratePerSec: settings.fixedRate, connections: 64 })
           : await runClosedLoop({ ...fixedTarget, connections: 50, overallRate: settings.fixedRate });
-      adx200 += f.statusCounts['200'] ?? 0;
-      Object.assign(figures, { p50Ms: f.latencyMs?.p50, p99Ms: f.latencyMs?.p99, maxMs: f.latencyMs?.max });
+      const counted = exchangeDelta(metricsBefore, await scrapeMetrics(adx.url));
+      adx200 += counted.wins;
+      Object.assign(figures, { p50Ms: f.latencyMs?.p50, p99Ms: f.latencyMs?.p99, maxMs: f.latencyMs?.max, loopP99Ms: counted.loopDelayP99Ms, loopMaxMs: counted.loopDelayMaxMs });
+      figures.adxLate = (figures.adxLate ?? 0) + counted.late;
+      if (counted.shed > 0) notes.push(`${scenario.title}: the exchange shed ${counted.shed} requests in the ${settings.fixedRate} req/s run ${JSON.stringify(counted.shedByReason)}`);
       // Late answers count in the autocannon runs only (write -> answer); the paced run's
       // latencies start at the scheduled instant and include queueing in the load generator.
       figures.non2xx = (figures.non2xx ?? 0) + f.non2xx;
-      log(`${scenario.title}: adx at ${settings.fixedRate} req/s offered: ${f.requestsPerSec.toFixed(0)} req/s, p50 ${f.latencyMs?.p50.toFixed(2)} ms, p99 ${f.latencyMs?.p99.toFixed(2)} ms, max ${f.latencyMs?.max.toFixed(1)} ms`);
+      log(
+        `${scenario.title}: adx at ${settings.fixedRate} req/s offered: ${f.requestsPerSec.toFixed(0)} req/s, p50 ${f.latencyMs?.p50.toFixed(2)} ms, p99 ${f.latencyMs?.p99.toFixed(2)} ms, max ${f.latencyMs?.max.toFixed(1)} ms, ` +
+          `event-loop delay p99 ${counted.loopDelayP99Ms.toFixed(1)} ms, max ${counted.loopDelayMaxMs.toFixed(1)} ms`,
+      );
     }
 
     if (receiver) {
       // Let the outbox drain, then compare deliveries with the auctions that produced events.
       const drainUntil = Date.now() + Math.max(3_000, settings.durationSec * 1000);
+      // Every 200 of the exchange's life (probes, warm-up, runs) as it counted them.
+      adx200 = (await scrapeMetrics(adx.url)).value('adx_requests_total', { type: 'bid', status: 'ok' });
       let delivered = await verifiedDeliveries(receiver);
       while (delivered < adx200 && Date.now() < drainUntil) {
         await new Promise((r) => setTimeout(r, 250));
         delivered = await verifiedDeliveries(receiver);
       }
-      notes.push(`${scenario.title}: ${adx200} bid responses with a winning bid (one auction.complete each); ${delivered} verified deliveries after the drain wait`);
+      const depth = (await scrapeMetrics(adx.url)).value('adx_outbox_depth');
+      notes.push(`${scenario.title}: ${adx200} bid responses with a winning bid (one auction.complete each, counted by the exchange); ${delivered} verified deliveries after the drain wait; outbox depth then ${depth}`);
     }
     const rss = await peakRss(adx.pid);
     figures.peakRssMiB = rss?.mib;

@@ -5,11 +5,15 @@
  * and prints one table as fixed-width text, then as Markdown. docs/performance.md explains the
  * scenarios and columns.
  *
- *   npm run bench                         full run (scenarios a-f, 10 s runs, 3 pairs)
- *   npm run bench -- --quick              3 s runs, scenarios a and d, 2 pairs (< 60 s)
+ *   npm run bench                         full run (scenarios a-f and cold, 10 s runs, 3 pairs)
+ *   npm run bench -- --quick              3 s runs, scenarios a, d and cold, 2 pairs (< 90 s)
  *   options: --duration <s> --scenarios a,b,... --pairs <n> --connections <n>
  *            --overload-connections <n> --fixed-rate <req/s> --fixed-rate-loader paced|autocannon
- *            --loader autocannon|wrk --workers <n> --cpu-prof <dir>
+ *            --loader autocannon|wrk --workers <n> --pin auto|off --cpu-prof <dir>
+ *
+ * With 2 or more CPUs and taskset, the server under test (the exchange or the baseline) runs on
+ * CPU 0 (CPUs 0..N-1 with `--workers N`) and this harness, wrk, the partners and the webhook
+ * receiver on the others, so a ratio compares one core with one core; the header says so.
  *
  * Every child is stopped by its pid at the end, on SIGINT/SIGTERM, and when the whole run
  * exceeds its time budget.
@@ -22,14 +26,15 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { renderSummary, summarizeCpuProfile } from './cpu-profile-summary.mjs';
 import { wrkAvailable } from './load.mjs';
-import { REPO_ROOT, createProcessGroup } from './processes.mjs';
+import { REPO_ROOT, cpuLayout, createProcessGroup, pinSelf } from './processes.mjs';
+import { runColdStart } from './run-cold-start.mjs';
 import { runScenario } from './run-scenario.mjs';
 import { SCENARIOS } from './scenarios.mjs';
 import { renderMarkdown, renderText } from './table.mjs';
 
 const USAGE = `usage: npm run bench -- [--quick] [--duration <s>] [--scenarios a,b,c,d,e,f] [--pairs <n>]
   [--connections <n>] [--overload-connections <n>] [--fixed-rate <req/s>]
-  [--fixed-rate-loader paced|autocannon] [--loader autocannon|wrk] [--workers <n>] [--cpu-prof <dir>]`;
+  [--fixed-rate-loader paced|autocannon] [--loader autocannon|wrk] [--workers <n>|auto] [--pin auto|off] [--cpu-prof <dir>]`;
 
 /** Parses argv into run options. @param {string[]} argv */
 function parseOptions(argv) {
@@ -46,6 +51,7 @@ function parseOptions(argv) {
       'fixed-rate-loader': { type: 'string', default: 'paced' },
       loader: { type: 'string' },
       workers: { type: 'string' },
+      pin: { type: 'string', default: 'auto' },
       'cpu-prof': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -59,12 +65,16 @@ function parseOptions(argv) {
     if (!(Number.isFinite(n) && n > 0)) throw new Error(`--${name} must be a positive number, not ${JSON.stringify(value)}\n${USAGE}`);
     return n;
   };
-  const ids = (values.scenarios ?? (values.quick ? 'a,d' : 'a,b,c,d,e,f')).split(',').map((s) => s.trim().toLowerCase());
+  const ids = (values.scenarios ?? (values.quick ? 'a,d,cold' : 'a,b,c,d,e,f,cold')).split(',').map((s) => s.trim().toLowerCase());
   const unknown = ids.filter((id) => !SCENARIOS.some((s) => s.id === id));
   if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
   const fixedRateLoader = values['fixed-rate-loader'];
   if (fixedRateLoader !== 'paced' && fixedRateLoader !== 'autocannon') throw new Error(`--fixed-rate-loader must be paced or autocannon\n${USAGE}`);
-  const loader = values.loader ?? (wrkAvailable() ? 'wrk' : 'autocannon');
+  const hasWrk = wrkAvailable();
+  const loader = values.loader ?? (hasWrk ? 'wrk' : 'autocannon');
+  if (loader === 'wrk' && !hasWrk) throw new Error('--loader wrk: wrk is not on the PATH (Debian: apt-get install wrk)');
+  if (values.pin !== 'auto' && values.pin !== 'off') throw new Error(`--pin must be auto or off\n${USAGE}`);
+  const workers = values.workers === undefined ? undefined : values.workers === 'auto' ? availableParallelism() : Math.round(positive('workers', values.workers));
   if (loader !== 'wrk' && loader !== 'autocannon') throw new Error(`--loader must be autocannon or wrk\n${USAGE}`);
   return {
     scenarioIds: ids,
@@ -75,7 +85,9 @@ function parseOptions(argv) {
     fixedRate: positive('fixed-rate', values['fixed-rate']),
     fixedRateLoader: /** @type {'paced' | 'autocannon'} */ (fixedRateLoader),
     loader: /** @type {'autocannon' | 'wrk'} */ (loader),
-    workers: values.workers === undefined ? undefined : Math.round(positive('workers', values.workers)),
+    loaderNote: loader === 'wrk' ? 'wrk' : hasWrk ? 'autocannon (asked for)' : 'autocannon (wrk not installed)',
+    workers,
+    pin: values.pin === 'auto',
     cpuProfDir: values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']),
     quick: values.quick,
   };
@@ -86,6 +98,9 @@ function serveSupportsWorkers() {
   const help = spawnSync(process.execPath, [join(REPO_ROOT, 'dist/cli/index.js'), 'serve', '--help'], { encoding: 'utf8', timeout: 15_000 });
   return /--workers\b/.test(`${help.stdout}${help.stderr}`);
 }
+
+/** CPUs of the machine, read before the harness pins itself. */
+const MACHINE_CPUS = availableParallelism();
 
 async function main() {
   const options = parseOptions(process.argv.slice(2));
@@ -105,7 +120,10 @@ async function main() {
   const perScenarioSec = (options.pairs * 2 + 3) * options.durationSec + 40;
   const budgetMs = (selected.length * perScenarioSec + 60) * 1000;
 
-  const group = createProcessGroup();
+  const layout = options.pin ? cpuLayout(options.workers ?? 1) : undefined;
+  // The harness runs autocannon and the paced loader itself: keep it off the server's CPUs.
+  if (layout) pinSelf(layout.load);
+  const group = createProcessGroup({ layout });
   const tmpDir = await mkdtemp(join(tmpdir(), 'adx-bench-'));
   let stopping = false;
   const shutdown = async (/** @type {number} */ code, /** @type {string} */ why) => {
@@ -122,8 +140,14 @@ async function main() {
 
   log(
     `adx bench: scenarios ${selected.map((s) => s.id).join(',')}, ${options.pairs} x (baseline, adx) runs of ${options.durationSec} s, ` +
-      `${options.connections} connections, load by ${options.loader}; latency at ${options.fixedRate} req/s offered (${options.fixedRateLoader})`,
+      `${options.connections} connections, load by ${options.loaderNote}; latency at ${options.fixedRate} req/s offered (${options.fixedRateLoader})`,
   );
+  const pinning = layout
+    ? `server under test on CPU ${layout.server}, load generator + partners + receiver on CPU ${layout.load}${layout.shared ? ' (shared: the server asked for every CPU)' : ''}`
+    : options.pin
+      ? 'not pinned (fewer than 2 CPUs or no taskset): everything shares every CPU'
+      : 'not pinned (--pin off)';
+  log(`CPUs: ${MACHINE_CPUS}; ${pinning}; exchange workers: ${options.workers ?? 1}`);
   const started = Date.now();
   const loadAtStart = loadavg();
   /** @type {import('./table.mjs').ScenarioFigures[]} */
@@ -144,6 +168,7 @@ async function main() {
       fixedRateLoader: options.fixedRateLoader,
       loader: options.loader,
       serveArgs,
+      layout,
       nodeArgs: options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [],
       tmpDir,
       log,
@@ -157,7 +182,10 @@ async function main() {
         const sat = await runScenario({ scenario: a, group, partnerUrls, settings: { ...settings, pairs: 1 } });
         saturationRps = sat.figures.adxRps;
       }
-      const result = await runScenario({ scenario, group, partnerUrls, settings, saturationRps });
+      const result =
+        scenario.kind === 'cold-start'
+          ? await runColdStart({ scenario, group, partnerUrls, settings })
+          : await runScenario({ scenario, group, partnerUrls, settings, saturationRps });
       if (scenario.id === 'a') saturationRps = result.figures.adxRps;
       rows.push(result.figures);
       notes.push(...result.notes);
@@ -171,8 +199,10 @@ async function main() {
   const load = (/** @type {number[]} */ l) => l.map((x) => x.toFixed(1)).join(' ');
   log(
     `\nadx bench results (${new Date().toISOString()}, ${((Date.now() - started) / 1000).toFixed(0)} s, node ${process.version}, ` +
-      `${availableParallelism()} CPUs, load average at start ${load(loadAtStart)}, at end ${load(loadavg())}):\n`,
+      `${MACHINE_CPUS} CPUs, load average at start ${load(loadAtStart)}, at end ${load(loadavg())}):`,
   );
+  log(`${pinning}; exchange workers: ${options.workers ?? 1}; throughput load by ${options.loaderNote}\n`);
+  if ((options.workers ?? 1) > 1) notes.push('with --workers > 1, the exchange counters (wins/s, late@adx, loop delay, outbox) are those of the worker that answered each /metrics scrape');
   log(renderText(rows));
   if (notes.length > 0) log(`\n${notes.map((n) => `- ${n}`).join('\n')}`);
   if (options.cpuProfDir) {

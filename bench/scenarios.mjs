@@ -12,15 +12,25 @@ export const BID_PATH = '/v1/openrtb/2.5/bidrequest';
 export const TMAX_MS = 100;
 
 /**
+ * One row of the table. To add a scenario, append an entry: `runScenario` (bench/run-scenario.mjs)
+ * reads only these fields, and `bidRequest` lets a scenario send its own request (e.g. a video
+ * imp) instead of `benchBidRequest()`.
  * @typedef {object} Scenario
- * @property {'a' | 'b' | 'c' | 'd' | 'e' | 'f'} id
+ * @property {string} id short lower-case id used by `--scenarios`
  * @property {string} title short label for the table
  * @property {number} partners how many dsp-sim partners the exchange and baseline call
  * @property {boolean} gzip request body gzip (`content-encoding: gzip`) and `accept-encoding: gzip`
  * @property {boolean} webhooks one endpoint subscribed to `auction.complete` with a receiver
  * @property {boolean} overload offer 2x the saturation rate measured in (a)
  * @property {boolean} [gdpr] the request carries `regs.gdpr: 1` and a TCF v2 consent string (DESIGN section 11)
+ * @property {'throughput' | 'cold-start'} [kind] `throughput` (default): baseline vs adx runs and
+ *   the paced latency run; `cold-start`: a fresh exchange per pair, a burst as soon as `/readyz`
+ *   answers 200 (bench/run-cold-start.mjs), no baseline
+ * @property {() => object} [bidRequest] the OpenRTB 2.5 request to send (default `benchBidRequest()`)
  */
+
+/** The cold-start burst (issue 15): clients x requests each, sent as soon as `/readyz` answers 200, with this tmax. */
+export const COLD_BURST = { clients: 4, requestsPerClient: 10, tmaxMs: 120 };
 
 /** @type {Scenario[]} */
 export const SCENARIOS = [
@@ -30,6 +40,7 @@ export const SCENARIOS = [
   { id: 'd', title: 'd) webhooks', partners: 1, gzip: false, webhooks: true, overload: false },
   { id: 'e', title: 'e) 2x saturation', partners: 1, gzip: false, webhooks: false, overload: true },
   { id: 'f', title: 'f) a + GDPR consent', partners: 1, gzip: false, webhooks: false, overload: false, gdpr: true },
+  { id: 'cold', title: 'cold) burst at ready', partners: 1, gzip: false, webhooks: false, overload: false, kind: 'cold-start', bidRequest: () => ({ ...benchBidRequest(), tmax: COLD_BURST.tmaxMs }) },
 ];
 
 /**
@@ -45,14 +56,15 @@ export const BENCH_GVL_VENDOR_ID = 11;
 
 /**
  * The OpenRTB 2.5 bid request every scenario sends: one 300x250 banner imp with a 0.50 USD
- * floor, a site, a device, second price, `tmax` = TMAX_MS. The same bytes every time (request ids
+ * floor, a site, a device, second price, `tmax` = TMAX_MS. Not `secure`: the simulated DSPs serve
+ * plain-http markup on loopback, which a secure imp filters out (loss reason 207). The same bytes every time (request ids
  * need not be unique; the exchange mints its own auction ids).
  * @returns {object}
  */
 export function benchBidRequest() {
   return {
     id: 'bench-req-1',
-    imp: [{ id: '1', banner: { w: 300, h: 250, format: [{ w: 300, h: 250 }] }, bidfloor: 0.5, bidfloorcur: 'USD', secure: 1 }],
+    imp: [{ id: '1', banner: { w: 300, h: 250, format: [{ w: 300, h: 250 }] }, bidfloor: 0.5, bidfloorcur: 'USD' }],
     site: { id: 'site-1', domain: 'news.example', page: 'https://news.example/article/1', publisher: { id: 'pub-bench' } },
     device: { ua: 'Mozilla/5.0 (X11; Linux x86_64) bench', ip: '203.0.113.7', devicetype: 2, language: 'en' },
     user: { id: 'user-bench-1' },
@@ -69,7 +81,7 @@ export function benchBidRequest() {
  * @returns {{ headers: Record<string, string>, body: string | Buffer }}
  */
 export function requestFor(scenario, apiKey) {
-  const request = benchBidRequest();
+  const request = scenario.bidRequest ? scenario.bidRequest() : benchBidRequest();
   const json = JSON.stringify(scenario.gdpr ? { ...request, regs: { gdpr: 1 }, user: { ...request.user, consent: BENCH_TC_STRING } } : request);
   /** @type {Record<string, string>} */
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };

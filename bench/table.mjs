@@ -15,14 +15,36 @@
  * @property {number} [p99Ms]
  * @property {number} [maxMs]
  * @property {number} [non2xx] exchange answers outside 2xx (204 is 2xx), plus errors, over all its runs
- * @property {number} [late] exchange answers slower than tmax, over all its runs
+ * @property {number} [late] exchange answers slower than tmax as the client saw them, over all its throughput runs
+ * @property {number} [adxLate] answers the exchange itself counted as sent after tmax (`adx_bid_answers_late_total`), over all its runs
+ * @property {number} [loopP99Ms] exchange event-loop delay p99 during the fixed-rate run, ms (sampling resolution subtracted)
+ * @property {number} [loopMaxMs] exchange event-loop delay max during the fixed-rate run, ms
+ * @property {number} [winsPerSec] bid responses with a winning bid per second during the exchange's throughput runs (median)
  * @property {number} [webhooksPerSec] verified deliveries per second at the receiver during the exchange's runs
+ * @property {number[]} [outboxDepths] outbox depth at the end of each of the exchange's throughput runs
  * @property {number} [peakRssMiB] peak RSS of the exchange process, MiB
  * @property {string} [na] why the scenario could not run
  */
 
 /** Column headers, in order. */
-export const COLUMNS = ['scenario', 'req/s adx', 'req/s base', 'ratio', 'p50 ms', 'p99 ms', 'max ms', 'non-2xx', 'late>tmax', 'webhooks/s', 'peak RSS MiB'];
+export const COLUMNS = [
+  'scenario',
+  'req/s adx',
+  'req/s base',
+  'ratio',
+  'p50 ms',
+  'p99 ms',
+  'max ms',
+  'loop p99',
+  'loop max',
+  'non-2xx',
+  'late>tmax',
+  'late@adx',
+  'wins/s',
+  'webhooks/s',
+  'outbox end',
+  'peak RSS MiB',
+];
 
 /** @param {number | undefined} n @param {number} digits */
 function fixed(n, digits) {
@@ -45,9 +67,14 @@ export function formatRow(f) {
     fixed(f.p50Ms, 2),
     fixed(f.p99Ms, 2),
     fixed(f.maxMs, 1),
+    fixed(f.loopP99Ms, 1),
+    fixed(f.loopMaxMs, 1),
     f.non2xx === undefined ? '-' : String(f.non2xx),
     f.late === undefined ? '-' : String(f.late),
+    f.adxLate === undefined ? '-' : String(f.adxLate),
+    fixed(f.winsPerSec, 0),
     fixed(f.webhooksPerSec, 0),
+    f.outboxDepths === undefined ? '-' : f.outboxDepths.join('/'),
     fixed(f.peakRssMiB, 0),
   ];
 }

@@ -44,6 +44,7 @@ import { openStore } from './storage/open-store.js';
 import { leaderLockFor } from './storage/postgres/leader.js';
 import type { OutboxMessage, Store } from './storage/ports.js';
 import { createWebhookDispatcher } from './webhooks/dispatcher.js';
+import { warmUpBidPath } from './warm-up.js';
 import { createSecretBox } from './webhooks/secret-box.js';
 
 /** Settings key of the generated secret key (DESIGN section 9). */
@@ -55,7 +56,11 @@ export interface Runtime {
   store: Store;
   metrics: Metrics;
   config: Config;
-  /** Listens on `config.server.port`/`host` and starts background work; answers the bound URL. */
+  /**
+   * Listens on `config.server.port`/`host`, starts background work, then warms the bid path up
+   * (`/healthz` answers at once, `/readyz` 503 until warm-up is done); resolves with the bound URL
+   * once warm.
+   */
   start(): Promise<string>;
   /** Graceful stop: stop accepting, drain in-flight requests, flush counters, close the store. */
   close(): Promise<void>;
@@ -287,7 +292,50 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     leader: rollupLeader,
   });
   const alertRules = createAlertRuleService({ store, clock, ids });
-  const shedder = createLoadShedder({ maxInFlight: config.overload.maxInFlight, maxEventLoopDelayMs: config.overload.maxEventLoopDelayMs });
+  const shedder = createLoadShedder({
+    maxInFlight: config.overload.maxInFlight,
+    maxEventLoopDelayMs: config.overload.maxEventLoopDelayMs,
+    sustainMs: config.overload.eventLoopDelaySustainMs,
+  });
+  let warm = false;
+  /** Synthetic auctions over the real bid-path code with every side effect disconnected (src/warm-up.ts). */
+  const warmUp = () =>
+    warmUpBidPath({
+      clock,
+      rounds: config.server.warmUpAuctions,
+      primeCaches: () => Promise.resolve(cache.enabledPartners()).catch((error: unknown) => log.warn({ err: error }, 'warm-up: partner cache not primed')),
+      makeExchange: (partner) => {
+        const scratchMetrics = createMetrics({ defaultMetrics: false });
+        const warmDispatcher = createDemandDispatcher({
+          registry,
+          clock,
+          metrics: scratchMetrics,
+          log,
+          rates: () => rates.get(),
+          ids,
+          exchangeDomain: config.exchange.domain,
+          maxResponseBytes: config.demand.maxResponseBytes,
+          connectionsPerPartner: 8,
+          tmaxMarginMs: config.auction.tmaxMarginMs,
+        });
+        const warmExchange = createExchange({
+          dispatcher: warmDispatcher,
+          partners: () => [partner],
+          commit: async () => {},
+          counters: { add() {} },
+          notifier,
+          tokens,
+          metrics: scratchMetrics,
+          clock,
+          ids,
+          rates: () => rates.get(),
+          publicUrl: config.server.publicUrl,
+          takeRate: config.auction.takeRate,
+          prebidBidderCodes: config.prebid.bidderCodes,
+        });
+        return { exchange: warmExchange, close: () => warmDispatcher.close() };
+      },
+    });
 
   const app = await buildApp({
     config,
@@ -311,6 +359,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     readiness: {
       store: () => storeHealth.probe(),
       dispatcher: async () => webhookDispatcher.running(),
+      // Not ready until the bid path is warm (issue 15): a cold process misses tmax.
+      warm: async () => warm,
     },
   });
 
@@ -336,7 +386,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       reportScheduler.start();
       alertEvaluator.start();
       seriesRollup.start();
-      return app.listen({ port: config.server.port, host: config.server.host });
+      const url = await app.listen({ port: config.server.port, host: config.server.host });
+      try {
+        const report = await warmUp();
+        log.info({ ...report }, 'bid path warm');
+      } catch (error) {
+        // A bug in the bid path shows on live traffic too; serving cold beats never turning ready.
+        log.error({ err: error }, 'warm-up failed; ready anyway');
+      }
+      warm = true;
+      return url;
     },
     async close() {
       if (closed) return;

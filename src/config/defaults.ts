@@ -7,6 +7,8 @@ export const defaults = {
     host: '127.0.0.1',
     publicUrl: '', // empty: http://HOST:PORT
     bodyLimitBytes: 64 * 1024, // DESIGN section 2
+    // Synthetic auctions run before /readyz turns 200 (issue 15: a cold process misses tmax).
+    warmUpAuctions: 300,
   },
   storage: {
     databaseUrl: './data/adx.db',
@@ -42,6 +44,8 @@ export const defaults = {
     maxInFlight: 2000,
     // p99 event-loop delay at which a 100 ms deadline is at risk (margin 20 ms + our own work).
     maxEventLoopDelayMs: 30,
+    // One pause (GC, start-up compile) is not overload: the delay must last this long to shed.
+    eventLoopDelaySustainMs: 500,
   },
   currency: {
     rates: null,
@@ -61,7 +65,9 @@ export const defaults = {
     pollIntervalMs: 250,
     leaseMs: 30_000,
     attemptTimeoutMs: 15_000,
-    perEndpointConcurrency: 8,
+    // Issue 15: at 8, one endpoint took ~1,000 deliveries/s on loopback, below the auction rate
+    // of a busy exchange; the backlog then grows without bound. Each attempt is mostly waiting.
+    perEndpointConcurrency: 32,
     disableAfterFailingMs: 5 * 24 * 3600 * 1000,
     rotationOverlapMs: 24 * 3600 * 1000,
   },

@@ -14,6 +14,8 @@ export interface Config {
     publicUrl: string;
     /** Decompressed request body limit in bytes (DESIGN section 2: 64 KiB). */
     bodyLimitBytes: number;
+    /** Synthetic auctions (loopback bidder, nothing stored) run at start before `/readyz` turns 200; 0 = only prime caches. */
+    warmUpAuctions: number;
   };
   storage: {
     /** File path for SQLite or a `postgres://` URL (`DATABASE_URL`). */
@@ -68,6 +70,8 @@ export interface Config {
     maxInFlight: number;
     /** Event-loop delay (p99 over the last sample window, ms) above which bid requests are shed. */
     maxEventLoopDelayMs: number;
+    /** How long the event-loop delay must stay above `maxEventLoopDelayMs` before bid requests are shed, ms. */
+    eventLoopDelaySustainMs: number;
   };
   currency: {
     /** Replacement rates table (units per 1 USD), or null for the bundled one. */

@@ -24,6 +24,7 @@ export function validateConfig(config: Config): string[] {
     problems.push(`server.publicUrl: ${JSON.stringify(config.server.publicUrl)} is not a URL`);
   }
   positiveInt(problems, 'server.bodyLimitBytes', config.server.bodyLimitBytes);
+  positiveInt(problems, 'server.warmUpAuctions', config.server.warmUpAuctions, true);
   if (typeof config.storage.databaseUrl !== 'string' || config.storage.databaseUrl === '') problems.push('storage.databaseUrl: must be a non-empty string');
   positiveInt(problems, 'storage.counterFlushIntervalMs', config.storage.counterFlushIntervalMs);
   positiveInt(problems, 'storage.groupCommitMaxDelayMs', config.storage.groupCommitMaxDelayMs, true);
@@ -43,6 +44,7 @@ export function validateConfig(config: Config): string[] {
   positiveInt(problems, 'notices.partnerCallTimeoutMs', config.notices.partnerCallTimeoutMs);
   positiveInt(problems, 'overload.maxInFlight', config.overload.maxInFlight);
   positiveInt(problems, 'overload.maxEventLoopDelayMs', config.overload.maxEventLoopDelayMs);
+  positiveInt(problems, 'overload.eventLoopDelaySustainMs', config.overload.eventLoopDelaySustainMs);
   if (config.currency.rates !== null) {
     const table = config.currency.rates;
     if (typeof table !== 'object' || !/^\d{4}-\d{2}-\d{2}$/.test(String(table.date))) problems.push('currency.rates.date: must be YYYY-MM-DD');

@@ -37,20 +37,27 @@ export interface Metrics {
   notices: Counter<'kind' | 'outcome'>;
   /** Calls to partners' nurl/burl/lurl by kind and outcome (`ok`, `failed`). */
   partnerNotices: Counter<'kind' | 'outcome'>;
+  /** Bid answers (any status) finished after the request's tmax, counted from arrival (the exchange's own clock). */
+  lateAnswers: Counter<never>;
   /** Requests currently being handled on the bid endpoint. */
   inFlight: Gauge<never>;
 }
 
-/** Creates a fresh registry with every exchange metric plus Node's default process metrics. */
-export function createMetrics(): Metrics {
+/**
+ * Creates a fresh registry with every exchange metric plus, unless `defaultMetrics` is false
+ * (a throwaway registry, e.g. warm-up's), Node's default process metrics (which start an
+ * event-loop monitor).
+ */
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'adx_' });
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'adx_' });
   const registers = [registry];
   return {
     registry,
     requests: new Counter({ name: 'adx_requests_total', help: 'Requests by endpoint type and outcome', labelNames: ['type', 'status'], registers }),
     requestTime: new Histogram({ name: 'adx_request_time_seconds', help: 'Request duration by endpoint type', labelNames: ['type'], buckets: LATENCY_BUCKETS, registers }),
     shed: new Counter({ name: 'adx_requests_shed_total', help: 'Bid requests shed under overload (answered 204 at once)', labelNames: ['reason'], registers }),
+    lateAnswers: new Counter({ name: 'adx_bid_answers_late_total', help: 'Bid answers sent after the request tmax, measured from arrival', registers }),
     imps: new Counter({ name: 'adx_imps_total', help: 'Imps in valid bid requests', registers }),
     adapterRequests: new Counter({ name: 'adx_adapter_requests_total', help: 'Calls to demand partners', labelNames: ['adapter', 'hasbids'], registers }),
     adapterRequestTime: new Histogram({ name: 'adx_adapter_request_time_seconds', help: 'Demand partner call duration', labelNames: ['adapter'], buckets: LATENCY_BUCKETS, registers }),

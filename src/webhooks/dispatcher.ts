@@ -72,7 +72,7 @@ export interface WebhookDispatcherDeps {
   allowPrivateTargets: boolean;
   /** Poll interval when idle (default 250). */
   pollIntervalMs?: number;
-  /** Most messages per claim (default 50). */
+  /** Most messages per claim (default max(50, 4 x perEndpointConcurrency): a claim refills an endpoint's queue in one round trip). */
   batchSize?: number;
   /** Claim lease (default 30 000; PostgreSQL takes over expired leases). */
   leaseMs?: number;
@@ -103,10 +103,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDispatcher {
   const { store, clock, log, metrics, owner } = deps;
   const pollIntervalMs = deps.pollIntervalMs ?? 250;
-  const batchSize = deps.batchSize ?? 50;
   const leaseMs = deps.leaseMs ?? 30_000;
   const attemptTimeoutMs = deps.attemptTimeoutMs ?? 15_000;
   const cap = deps.perEndpointConcurrency ?? 4;
+  const batchSize = deps.batchSize ?? Math.max(50, cap * 4);
   const disableAfterFailingMs = deps.disableAfterFailingMs ?? 5 * DAY_MS;
   const random = deps.random ?? Math.random;
   const schedule = [...deps.retryScheduleMs];

@@ -98,32 +98,36 @@ describe('overload: shed with 204 at once, never late, never 5xx; 503 only when 
     expect(answers.map((a) => a.status)).toEqual(Array(MAX_IN_FLIGHT - 1).fill(200));
   });
 
-  it('event-loop lag under load drives shedding (monitorEventLoopDelay): 204 counted as event_loop_delay, then recovery', async () => {
+  it('sustained event-loop lag under load drives shedding (monitorEventLoopDelay): 204 counted as event_loop_delay, then recovery', async () => {
     // A request with id "hold" keeps one request in flight (its partner never answers within
     // tmax): lag with nothing in flight is not request load and does not shed (src/http/bid/overload.ts).
     // The partner sees the exchange's own request id; the supply request id is the schain node's `rid`.
     const isHold = (body: any) => body?.source?.ext?.schain?.nodes?.at(-1)?.rid === 'hold';
     const partner = await startFakeDsp((body) => (isHold(body) ? { neverAnswer: true } : { status: 200, body: { id: body?.id, seatbid: [{ bid: (body?.imp ?? []).map((imp) => fakeBid(imp)) }] } }));
-    const lagged = await startTestExchange({ partners: [{ name: 'fast', endpoint: partner.url }], config: { overload: { maxEventLoopDelayMs: 100 } } });
+    const lagged = await startTestExchange({
+      partners: [{ name: 'fast', endpoint: partner.url }],
+      config: { overload: { maxEventLoopDelayMs: 100, eventLoopDelaySustainMs: 300 } },
+    });
     try {
       expect((await lagged.bid(request)).status).toBe(200);
       const before = sumOf(await scrape(lagged.url), 'adx_requests_shed_total', { reason: 'event_loop_delay' });
       const held = lagged.bid({ ...request, id: 'hold', tmax: 1000 });
       await vi.waitFor(() => expect(partner.requests.some((r) => isHold(r.body))).toBe(true), { timeout: 2000, interval: 5 });
-      // Block the shared event loop (the exchange runs in this process) well past the threshold.
-      // The shedder samples the delay every 200 ms; when a block falls across a sampling edge in
-      // a busy test run it may be seen late, so the stimulus is repeated (at most 3 times).
+      // Sustained lag on the shared event loop (the exchange runs in this process): blocks of
+      // 150 ms with only a turn of the loop between them, so every 100 ms sampling window of the
+      // shedder sees a delay over the threshold; 300 ms of it in a row (3 windows) sheds. One
+      // block alone would not (test/http/overload.test.ts). All within the held request's
+      // deadline (tmax 1000), so one request stays in flight throughout.
       let shedSeen = false;
-      for (let attempt = 0; attempt < 3 && !shedSeen; attempt++) {
-        const until = performance.now() + 300;
-        while (performance.now() < until) {
-          // busy wait: this is the lag under test
+      for (let attempt = 0; attempt < 2 && !shedSeen; attempt++) {
+        for (let block = 0; block < 4; block++) {
+          const until = performance.now() + 150;
+          while (performance.now() < until) {
+            // busy wait: this is the lag under test
+          }
+          await new Promise((r) => setImmediate(r));
         }
-        const end = performance.now() + 500;
-        while (!shedSeen && performance.now() < end) {
-          shedSeen = (await lagged.bid(request)).status === 204;
-          if (!shedSeen) await new Promise((r) => setTimeout(r, 10));
-        }
+        shedSeen = (await lagged.bid(request)).status === 204;
       }
       expect(shedSeen).toBe(true);
       expect(sumOf(await scrape(lagged.url), 'adx_requests_shed_total', { reason: 'event_loop_delay' })).toBeGreaterThan(before);

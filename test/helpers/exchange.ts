@@ -65,7 +65,9 @@ export async function startTestExchange(options: { partners?: TestPartner[]; con
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'adx-e2e-')));
   const adminKey = 'test-admin-key';
   let config: Config = mergeConfig(defaults as Config, {
-    server: { port: 0, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:1' },
+    // A few warm-up auctions keep that code path under test without slowing the hundreds of
+    // exchanges the suite starts; test/e2e/cold-start.test.ts runs the default.
+    server: { port: 0, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:1', warmUpAuctions: 10 },
     storage: { databaseUrl: join(dir, 'adx.db') },
     security: { adminKey, secretKey: 'test-secret-key' },
     log: { level: 'silent' },

@@ -59,6 +59,8 @@ declare module 'fastify' {
     adxArrivalMs?: number;
     adxPublisher?: PublisherRecord;
     adxShed?: boolean;
+    /** The request's effective tmax, ms, once its body is validated (for the late-answer count). */
+    adxTmaxMs?: number;
     /** No Authorization header: a browser (Prebid.js) request, authorized by its body and Origin. */
     adxBrowser?: boolean;
   }
@@ -162,6 +164,14 @@ export async function bidRoutes(app: FastifyInstance, options: BidRouteOptions):
     request.adxPublisher = publisher;
   });
 
+  // Answers finished after tmax, by the exchange's own clock from arrival (issue 15: the bench and
+  // the cold-start test count lateness here, not at a client whose queueing adds to it).
+  app.addHook('onResponse', async (request) => {
+    if (request.adxTmaxMs !== undefined && request.adxArrivalMs !== undefined && clock.monotonicMs() - request.adxArrivalMs > request.adxTmaxMs) {
+      metrics.lateAnswers.inc();
+    }
+  });
+
   app.post(BID_PATH, { config: { adxBid: true } }, async (request, reply) => {
     const arrival = request.adxArrivalMs!;
     const result = validateBidRequest(request.body);
@@ -187,6 +197,7 @@ export async function bidRoutes(app: FastifyInstance, options: BidRouteOptions):
     }
     const tmaxMs = Math.min(typeof bidRequest.tmax === 'number' ? bidRequest.tmax : options.defaultTmaxMs, options.maxTmaxMs);
     const deadline = arrival + tmaxMs;
+    request.adxTmaxMs = tmaxMs;
 
     shedder.begin();
     metrics.inFlight.inc();

@@ -15,6 +15,8 @@
  *   then answer 503 and `/readyz` goes red, DESIGN section 2).
  * - `foreign_keys=ON`: SQLite leaves foreign keys off by default; deleting a publisher relies on
  *   `ON DELETE CASCADE` to remove its keys.
+ * - `wal_autocheckpoint=0` (files only): checkpoints run on a worker thread with its own
+ *   connection (`checkpointer.ts`), never inside a commit on the event loop (issue 15).
  *
  * better-sqlite3 is synchronous: each query blocks the event loop for its duration. Callers keep
  * the bid path off it by caching reads in memory and batching writes (`storage/group-commit.ts`).
@@ -26,12 +28,21 @@ import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
 import type { Store } from '../ports.js';
 import { createQueryStores } from '../queries/index.js';
 import type { Database } from '../schema.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { sqliteMigrationProvider } from './migrations/index.js';
 
 /** Options of `openSqliteStore`. */
 export interface SqliteStoreOptions {
   /** Database file path (relative to the working directory or absolute), or `:memory:`. */
   path: string;
+  /**
+   * Where WAL checkpoints run: `worker` (default for files) a worker thread with its own
+   * connection, `inline` SQLite's automatic checkpoint inside the commit that fills the WAL
+   * (`:memory:` has no WAL and always uses this).
+   */
+  checkpoints?: 'worker' | 'inline';
+  /** Reports a failed background checkpoint (default: ignored; the next one is tried). */
+  onCheckpointError?: (message: string) => void;
 }
 
 /**
@@ -62,6 +73,11 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   } catch (error) {
     sqlite.close();
     throw error;
+  }
+  let checkpointer: Checkpointer | undefined;
+  if (!inMemory && (options.checkpoints ?? 'worker') === 'worker') {
+    sqlite.pragma('wal_autocheckpoint = 0');
+    checkpointer = startCheckpointer({ path, onError: options.onCheckpointError });
   }
 
   // kysely's SQLite driver prepares every query again; the bid path and the dispatcher run the
@@ -112,6 +128,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      // The worker's connection closes first, so ours is the last one: closing it checkpoints
+      // the WAL into the database file and removes it.
+      await checkpointer?.stop();
       await db.destroy();
       // kysely closes the database only once its driver has initialized (first query).
       if (sqlite.open) sqlite.close();
