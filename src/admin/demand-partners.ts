@@ -3,7 +3,7 @@
  * the seed config: validation, defaults and id minting over the storage port. No HTTP in here.
  *
  * Defaults (DESIGN section 7): adapter `openrtb25`, timeout_ms 1000, gzip false, qps_limit null
- * (no cap), currency USD, enabled true.
+ * (no cap), currency USD, enabled true, media_types all four (banner, video, audio, native).
  *
  * Choices where DESIGN is silent:
  * - Names need not be unique (the id is the identity); no 409 is ever raised.
@@ -12,12 +12,15 @@
  * - `currency` must be three upper-case letters; whether the exchange has a rate for it is not
  *   checked here (bids in a currency without a rate are dropped by the auction).
  * - `adapter` must be one of the adapters the exchange was built with (`adapterCodes`).
+ * - `media_types` must be a non-empty array of distinct media type names; it is stored in the
+ *   canonical order banner, video, audio, native whatever order the client used.
  * - Unknown input fields are ignored; a field given as `undefined` counts as absent.
  */
 import type { Clock } from '../domain/clock.js';
 import { CURRENCY_CODE } from '../domain/currency.js';
 import { AdxError } from '../domain/errors.js';
 import type { IdGenerator } from '../domain/ids.js';
+import { MEDIA_TYPES, isMediaType, type MediaType } from '../domain/media-type.js';
 import type { DemandPartnerRecord, Store } from '../storage/ports.js';
 import { FieldErrors, checkBoolean, checkName, checkPositiveInteger, requireObject } from './field-checks.js';
 
@@ -38,6 +41,8 @@ export interface DemandPartnerInput {
   currency?: string;
   /** Whether the partner is called; default true. */
   enabled?: boolean;
+  /** Media types the partner takes, a non-empty subset of banner, video, audio, native; default all four. */
+  media_types?: string[];
 }
 
 /** A partial update: only the fields present change. `name` and `endpoint` cannot be cleared. */
@@ -113,6 +118,16 @@ function checkEndpoint(value: unknown, errors: FieldErrors): string | undefined 
   return trimmed;
 }
 
+/** `media_types`: a non-empty array of distinct media type names, answered in canonical order. */
+function checkMediaTypes(value: unknown, errors: FieldErrors): MediaType[] | undefined {
+  const message = `must be a non-empty array of distinct values among ${MEDIA_TYPES.join(', ')}`;
+  if (!Array.isArray(value) || value.length === 0 || !value.every(isMediaType) || new Set(value).size !== value.length) {
+    errors.add('media_types', message);
+    return undefined;
+  }
+  return MEDIA_TYPES.filter((t) => value.includes(t));
+}
+
 /** Checks the fields present in `input`; `creating` requires name and endpoint. */
 function checkPartnerFields(input: unknown, creating: boolean, adapterCodes: readonly string[]): PartnerFields {
   const body = requireObject(input, 'demand partner');
@@ -136,6 +151,7 @@ function checkPartnerFields(input: unknown, creating: boolean, adapterCodes: rea
     } else fields.currency = body.currency;
   }
   if (body.enabled !== undefined) fields.enabled = checkBoolean(body.enabled, 'enabled', errors);
+  if (body.media_types !== undefined) fields.mediaTypes = checkMediaTypes(body.media_types, errors);
   errors.throwIfAny('demand partner');
   return fields;
 }
@@ -169,6 +185,7 @@ export function createDemandPartnerService(deps: DemandPartnerServiceDeps): Dema
         qpsLimit: fields.qpsLimit !== undefined ? fields.qpsLimit : DEMAND_PARTNER_DEFAULTS.qpsLimit,
         currency: fields.currency ?? DEMAND_PARTNER_DEFAULTS.currency,
         enabled: fields.enabled ?? DEMAND_PARTNER_DEFAULTS.enabled,
+        mediaTypes: fields.mediaTypes ?? [...MEDIA_TYPES],
         createdAtMs: nowMs,
         updatedAtMs: nowMs,
       };

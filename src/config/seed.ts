@@ -6,6 +6,7 @@
 import { generateApiKey, hashApiKey, keyPrefix } from '../admin/api-keys.js';
 import type { Clock } from '../domain/clock.js';
 import type { IdGenerator } from '../domain/ids.js';
+import { MEDIA_TYPES } from '../domain/media-type.js';
 import { toMicros } from '../domain/money.js';
 import type { Store } from '../storage/ports.js';
 import type { SeedConfig } from './types.js';
@@ -75,6 +76,7 @@ export async function applySeed(deps: { store: Store; clock: Clock; ids: IdGener
       qpsLimit: d.qps_limit ?? null,
       currency: d.currency ?? 'USD',
       enabled: d.enabled ?? true,
+      mediaTypes: MEDIA_TYPES.filter((t) => (d.media_types ?? MEDIA_TYPES).includes(t)),
       createdAtMs: now,
       updatedAtMs: now,
     });

@@ -144,6 +144,8 @@ export interface SeedConfig {
     qps_limit?: number | null;
     currency?: string;
     enabled?: boolean;
+    /** Media types the partner takes (banner, video, audio, native); default all four. */
+    media_types?: Array<'banner' | 'video' | 'audio' | 'native'>;
     /** Demo only: start a simulated DSP on loopback with these options and use its URL as endpoint. */
     simulate?: Record<string, unknown>;
   }>;

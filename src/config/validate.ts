@@ -2,6 +2,7 @@
  * Config validation that reports every problem at once (STYLE 11, after Prebid Server's
  * `config.validate()`). Answers a list of `key: problem` strings; empty means valid.
  */
+import { isMediaType } from '../domain/media-type.js';
 import { CURRENCY_CODE } from '../domain/currency.js';
 import type { Config } from './types.js';
 
@@ -82,6 +83,12 @@ export function validateConfig(config: Config): string[] {
     }
     if (p.reserve_price !== undefined && !(typeof p.reserve_price === 'number' && p.reserve_price >= 0 && p.reserve_price <= 1_000_000)) {
       problems.push(`seed.publishers[${i}].reserve_price: must be a CPM in USD between 0 and 1000000`);
+    }
+  });
+  (config.seed?.demand_partners ?? []).forEach((d, i) => {
+    const types: unknown = d.media_types;
+    if (types !== undefined && !(Array.isArray(types) && types.length > 0 && types.every(isMediaType) && new Set(types).size === types.length)) {
+      problems.push(`seed.demand_partners[${i}].media_types: must be a non-empty list of distinct values among banner, video, audio, native`);
     }
   });
   return problems;

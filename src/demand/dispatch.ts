@@ -15,6 +15,7 @@ import type { Logger } from '../observability/logger.js';
 import type { DemandPartnerRecord } from '../storage/ports.js';
 import { createPartnerHttpClient, type PartnerHttpClient } from './partner-http.js';
 import { createQpsLimiter, type QpsLimiter } from './qps-limiter.js';
+import { offerByMediaType } from './media-offer.js';
 
 /** Options of one dispatch. */
 export interface DispatchOptions {
@@ -38,7 +39,8 @@ export interface DemandDispatcher {
    * Calls every enabled partner in parallel and resolves by the deadline with the bids that
    * came back in time. Each partner's budget (ms, sent as `tmax`) is
    * min(partner.timeoutMs, deadlineMonoMs - now - tmaxMarginMs), floored; below 1 ms the
-   * partner is `skipped`. A partner over its QPS cap is `skipped` with a `qps_limited` error;
+   * partner is `skipped`. A partner whose `media_types` take none of the request's imps is
+   * `skipped` without an error and not called. A partner over its QPS cap is `skipped` with a `qps_limited` error;
    * an unknown adapter code is `skipped` with a `bad_input` error. Disabled partners are
    * ignored (no result). Never rejects.
    */
@@ -138,6 +140,9 @@ export function createDemandDispatcher(deps: DemandDispatcherDeps): DemandDispat
     const { partner } = call;
     const adapter = registry.get(partner.adapter);
     if (!adapter) return skipped(partner, partner.adapter, [{ kind: 'bad_input', message: `unknown adapter ${JSON.stringify(partner.adapter)}` }]);
+    // Only the imps offering a type the partner takes, reduced to those types (DESIGN section 5).
+    const offered = offerByMediaType(call.request, partner.mediaTypes);
+    if (offered === null) return skipped(partner, adapter.code, []);
 
     const startMs = clock.monotonicMs();
     const budgetMs = Math.floor(Math.min(partner.timeoutMs, call.deadlineMonoMs - startMs - deps.tmaxMarginMs));
@@ -156,7 +161,7 @@ export function createDemandDispatcher(deps: DemandDispatcherDeps): DemandDispat
     };
     let built: ReturnType<Adapter['buildRequests']>;
     try {
-      built = adapter.buildRequests(call.request, ctx);
+      built = adapter.buildRequests(offered, ctx);
     } catch (err) {
       built = { requests: [], errors: [{ kind: 'bad_response', message: `adapter ${adapter.code} threw in buildRequests: ${messageOf(err)}` }] };
     }

@@ -7,6 +7,7 @@
  *
  * One contract test suite (`test/contract/`) runs against every backend.
  */
+import type { MediaType } from '../domain/media-type.js';
 import type { Micros } from '../domain/money.js';
 
 /** A publisher (supply partner). DESIGN section 7. */
@@ -57,6 +58,8 @@ export interface DemandPartnerRecord {
   /** ISO-4217 currency the partner bids in. */
   currency: string;
   enabled: boolean;
+  /** Media types the partner takes (DESIGN section 5): non-empty, no repeats; default all four. */
+  mediaTypes: MediaType[];
   createdAtMs: number;
   updatedAtMs: number;
 }

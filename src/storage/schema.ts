@@ -66,6 +66,8 @@ export interface DemandPartnersTable {
   currency: string;
   /** 0 or 1. */
   enabled: number;
+  /** Media types the partner takes, a JSON array of names (`["banner","video"]`); migration 006. */
+  media_types: string;
   created_at_ms: DbInt;
   updated_at_ms: DbInt;
 }

@@ -34,6 +34,7 @@ describe('demand partner service', () => {
       qpsLimit: null,
       currency: 'USD',
       enabled: true,
+      mediaTypes: ['banner', 'video', 'audio', 'native'],
       createdAtMs: h.clock.now(),
       updatedAtMs: h.clock.now(),
     });

@@ -59,6 +59,7 @@ export const FIXTURE_PARTNER: DemandPartnerRecord = {
   qpsLimit: null,
   currency: 'USD',
   enabled: true,
+  mediaTypes: ['banner', 'video', 'audio', 'native'],
   createdAtMs: 0,
   updatedAtMs: 0,
 };

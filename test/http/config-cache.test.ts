@@ -35,6 +35,7 @@ describe('config cache', () => {
     qpsLimit: null,
     currency: 'USD',
     enabled,
+    mediaTypes: ['banner', 'video', 'audio', 'native'] as Array<'banner' | 'video' | 'audio' | 'native'>,
     createdAtMs: T0,
     updatedAtMs: T0,
   });

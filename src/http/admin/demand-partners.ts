@@ -32,6 +32,7 @@ export function toDemandPartnerJson(record: DemandPartnerRecord): DemandPartner 
     qps_limit: record.qpsLimit,
     currency: record.currency,
     enabled: record.enabled,
+    media_types: record.mediaTypes,
     created_at: new Date(record.createdAtMs).toISOString(),
     updated_at: new Date(record.updatedAtMs).toISOString(),
   };

@@ -113,6 +113,11 @@ const demandPartnerFields = {
   qps_limit: Nullable(Type.Integer({ minimum: 1, description: 'Requests per second cap; null (default) = none' })),
   currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency the partner bids in; default USD' }),
   enabled: Type.Boolean({ description: 'Whether the partner is called; default true' }),
+  media_types: Type.Array(Type.Union([Type.Literal('banner'), Type.Literal('video'), Type.Literal('audio'), Type.Literal('native')]), {
+    minItems: 1,
+    uniqueItems: true,
+    description: 'Media types the partner takes: it is offered only imps offering one of them, each imp reduced to those types (DESIGN section 5); default all four',
+  }),
 };
 
 /** `POST /v1/demand-partners` body. */
@@ -126,6 +131,7 @@ export const DemandPartnerCreateBody = Type.Object(
     qps_limit: Type.Optional(demandPartnerFields.qps_limit),
     currency: Type.Optional(demandPartnerFields.currency),
     enabled: Type.Optional(demandPartnerFields.enabled),
+    media_types: Type.Optional(demandPartnerFields.media_types),
   },
   { additionalProperties: true },
 );

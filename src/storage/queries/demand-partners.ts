@@ -3,7 +3,25 @@
  */
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { DemandPartnerRecord, DemandPartnerStore } from '../ports.js';
+import { MEDIA_TYPES, isMediaType, type MediaType } from '../../domain/media-type.js';
 import { fromDbBool, fromDbInt, fromDbIntOrNull, toDbBool, type Database, type DemandPartnersTable } from '../schema.js';
+
+/**
+ * `media_types` JSON text to a list: the known names, once each. Text that is not such a list
+ * (or names none) reads as every type, the default, so a damaged row never stops a partner.
+ */
+function parseMediaTypes(text: string): MediaType[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (Array.isArray(value)) {
+      const types = MEDIA_TYPES.filter((t) => value.includes(t));
+      if (types.length > 0 && value.every(isMediaType)) return types;
+    }
+  } catch {
+    // fall through to the default
+  }
+  return [...MEDIA_TYPES];
+}
 
 /** A `demand_partners` row as a record. */
 function toPartner(row: Selectable<DemandPartnersTable>): DemandPartnerRecord {
@@ -17,6 +35,7 @@ function toPartner(row: Selectable<DemandPartnersTable>): DemandPartnerRecord {
     qpsLimit: fromDbIntOrNull(row.qps_limit),
     currency: row.currency,
     enabled: fromDbBool(row.enabled),
+    mediaTypes: parseMediaTypes(row.media_types),
     createdAtMs: fromDbInt(row.created_at_ms),
     updatedAtMs: fromDbInt(row.updated_at_ms),
   };
@@ -33,6 +52,7 @@ function toUpdate(patch: Partial<Omit<DemandPartnerRecord, 'id' | 'createdAtMs'>
   if (patch.qpsLimit !== undefined) set.qps_limit = patch.qpsLimit;
   if (patch.currency !== undefined) set.currency = patch.currency;
   if (patch.enabled !== undefined) set.enabled = toDbBool(patch.enabled);
+  if (patch.mediaTypes !== undefined) set.media_types = JSON.stringify(patch.mediaTypes);
   if (patch.updatedAtMs !== undefined) set.updated_at_ms = patch.updatedAtMs;
   return set;
 }
@@ -58,6 +78,7 @@ export function createDemandPartnerQueries(db: Kysely<Database>): DemandPartnerS
           qps_limit: partner.qpsLimit,
           currency: partner.currency,
           enabled: toDbBool(partner.enabled),
+          media_types: JSON.stringify(partner.mediaTypes),
           created_at_ms: partner.createdAtMs,
           updated_at_ms: partner.updatedAtMs,
         })

@@ -7,6 +7,7 @@ import { migration001Initial } from './001-initial.js';
 import { migration002Webhooks } from './002-webhooks.js';
 import { migration003Reporting } from './003-reporting.js';
 import { migration004Pricing } from './004-pricing.js';
+import { migration006MediaTypes } from './006-media-types.js';
 
 /** Every SQLite migration by name, in order. */
 export const sqliteMigrations: Readonly<Record<string, Migration>> = {
@@ -14,6 +15,7 @@ export const sqliteMigrations: Readonly<Record<string, Migration>> = {
   '002-webhooks': migration002Webhooks,
   '003-reporting': migration003Reporting,
   '004-pricing': migration004Pricing,
+  '006-media-types': migration006MediaTypes,
 };
 
 /** A kysely `MigrationProvider` answering `sqliteMigrations`. */
