@@ -142,6 +142,7 @@ export async function warmUpBidPath(deps: WarmUpDeps): Promise<WarmUpReport> {
     enabled: true,
     openrtbVersion: '2.5',
     gvlVendorId: null,
+    mediaTypes: ['banner'],
     createdAtMs: 0,
     updatedAtMs: 0,
   };

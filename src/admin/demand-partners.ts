@@ -3,7 +3,8 @@
  * the seed config: validation, defaults and id minting over the storage port. No HTTP in here.
  *
  * Defaults (DESIGN section 7): adapter `openrtb25`, timeout_ms 1000, gzip false, qps_limit null
- * (no cap), currency USD, enabled true, openrtb_version '2.5', gvl_vendor_id null.
+ * (no cap), currency USD, enabled true, openrtb_version '2.5', gvl_vendor_id null, media_types all
+ * four (banner, video, audio, native).
  *
  * Choices where DESIGN is silent:
  * - Names need not be unique (the id is the identity); no 409 is ever raised.
@@ -12,12 +13,15 @@
  * - `currency` must be three upper-case letters; whether the exchange has a rate for it is not
  *   checked here (bids in a currency without a rate are dropped by the auction).
  * - `adapter` must be one of the adapters the exchange was built with (`adapterCodes`).
+ * - `media_types` must be a non-empty array of distinct media type names; it is stored in the
+ *   canonical order banner, video, audio, native whatever order the client used.
  * - Unknown input fields are ignored; a field given as `undefined` counts as absent.
  */
 import type { Clock } from '../domain/clock.js';
 import { CURRENCY_CODE } from '../domain/currency.js';
 import { AdxError } from '../domain/errors.js';
 import type { IdGenerator } from '../domain/ids.js';
+import { MEDIA_TYPES, isMediaType, type MediaType } from '../domain/media-type.js';
 import type { DemandPartnerRecord, Store } from '../storage/ports.js';
 import { FieldErrors, checkBoolean, checkName, checkPositiveInteger, requireObject } from './field-checks.js';
 
@@ -42,6 +46,8 @@ export interface DemandPartnerInput {
   openrtb_version?: '2.5' | '2.6';
   /** IAB TCF Global Vendor List id (integer 1..65535) or null; default null (DESIGN section 11). */
   gvl_vendor_id?: number | null;
+  /** Media types the partner takes, a non-empty subset of banner, video, audio, native; default all four. */
+  media_types?: string[];
 }
 
 /** A partial update: only the fields present change. `name` and `endpoint` cannot be cleared. */
@@ -122,6 +128,16 @@ function checkEndpoint(value: unknown, errors: FieldErrors): string | undefined 
   return trimmed;
 }
 
+/** `media_types`: a non-empty array of distinct media type names, answered in canonical order. */
+function checkMediaTypes(value: unknown, errors: FieldErrors): MediaType[] | undefined {
+  const message = `must be a non-empty array of distinct values among ${MEDIA_TYPES.join(', ')}`;
+  if (!Array.isArray(value) || value.length === 0 || !value.every(isMediaType) || new Set(value).size !== value.length) {
+    errors.add('media_types', message);
+    return undefined;
+  }
+  return MEDIA_TYPES.filter((t) => value.includes(t));
+}
+
 /** Checks the fields present in `input`; `creating` requires name and endpoint. */
 function checkPartnerFields(input: unknown, creating: boolean, adapterCodes: readonly string[]): PartnerFields {
   const body = requireObject(input, 'demand partner');
@@ -155,6 +171,7 @@ function checkPartnerFields(input: unknown, creating: boolean, adapterCodes: rea
       fields.gvlVendorId = body.gvl_vendor_id as number;
     } else errors.add('gvl_vendor_id', `must be null or an integer from 1 to ${MAX_GVL_VENDOR_ID} (IAB TCF Global Vendor List id)`);
   }
+  if (body.media_types !== undefined) fields.mediaTypes = checkMediaTypes(body.media_types, errors);
   errors.throwIfAny('demand partner');
   return fields;
 }
@@ -190,6 +207,7 @@ export function createDemandPartnerService(deps: DemandPartnerServiceDeps): Dema
         enabled: fields.enabled ?? DEMAND_PARTNER_DEFAULTS.enabled,
         openrtbVersion: fields.openrtbVersion ?? DEMAND_PARTNER_DEFAULTS.openrtbVersion,
         gvlVendorId: fields.gvlVendorId !== undefined ? fields.gvlVendorId : DEMAND_PARTNER_DEFAULTS.gvlVendorId,
+        mediaTypes: fields.mediaTypes ?? [...MEDIA_TYPES],
         createdAtMs: nowMs,
         updatedAtMs: nowMs,
       };

@@ -6,6 +6,7 @@
 import { generateApiKey, hashApiKey, keyPrefix } from '../admin/api-keys.js';
 import type { Clock } from '../domain/clock.js';
 import type { IdGenerator } from '../domain/ids.js';
+import { MEDIA_TYPES } from '../domain/media-type.js';
 import { toMicros } from '../domain/money.js';
 import type { Store } from '../storage/ports.js';
 import type { SeedConfig } from './types.js';
@@ -79,6 +80,7 @@ export async function applySeed(deps: { store: Store; clock: Clock; ids: IdGener
       enabled: d.enabled ?? true,
       openrtbVersion: d.openrtb_version ?? '2.5',
       gvlVendorId: d.gvl_vendor_id ?? null,
+      mediaTypes: MEDIA_TYPES.filter((t) => (d.media_types ?? MEDIA_TYPES).includes(t)),
       createdAtMs: now,
       updatedAtMs: now,
     });

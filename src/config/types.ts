@@ -167,6 +167,8 @@ export interface SeedConfig {
     openrtb_version?: '2.5' | '2.6';
     /** IAB TCF Global Vendor List id (default none; DESIGN section 11). */
     gvl_vendor_id?: number | null;
+    /** Media types the partner takes (banner, video, audio, native); default all four. */
+    media_types?: Array<'banner' | 'video' | 'audio' | 'native'>;
     /** Demo only: start a simulated DSP on loopback with these options and use its URL as endpoint. */
     simulate?: Record<string, unknown>;
   }>;

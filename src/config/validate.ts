@@ -2,6 +2,7 @@
  * Config validation that reports every problem at once (STYLE 11, after Prebid Server's
  * `config.validate()`). Answers a list of `key: problem` strings; empty means valid.
  */
+import { isMediaType } from '../domain/media-type.js';
 import { CURRENCY_CODE } from '../domain/currency.js';
 import type { Config } from './types.js';
 
@@ -105,5 +106,11 @@ export function validateConfig(config: Config): string[] {
     problems.push('exchange.contactEmail: must be an e-mail address or empty');
   }
   if (typeof config.exchange.contactAddress !== 'string') problems.push('exchange.contactAddress: must be a string');
+  (config.seed?.demand_partners ?? []).forEach((d, i) => {
+    const types: unknown = d.media_types;
+    if (types !== undefined && !(Array.isArray(types) && types.length > 0 && types.every(isMediaType) && new Set(types).size === types.length)) {
+      problems.push(`seed.demand_partners[${i}].media_types: must be a non-empty list of distinct values among banner, video, audio, native`);
+    }
+  });
   return problems;
 }

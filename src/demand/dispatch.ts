@@ -16,6 +16,7 @@ import type { DemandPartnerRecord } from '../storage/ports.js';
 import { createPartnerHttpClient, type PartnerHttpClient } from './partner-http.js';
 import { createQpsLimiter, type QpsLimiter } from './qps-limiter.js';
 import { createPrivacyEnforcer, type PrivacyBlockReason, type PrivacyEnforcer, type RequestPrivacy } from '../privacy/index.js';
+import { offerByMediaType } from './media-offer.js';
 
 /** Options of one dispatch. */
 export interface DispatchOptions {
@@ -39,11 +40,12 @@ export interface DemandDispatcher {
    * Calls every enabled partner in parallel and resolves by the deadline with the bids that
    * came back in time. Each partner's budget (ms, sent as `tmax`) is
    * min(partner.timeoutMs, deadlineMonoMs - now - tmaxMarginMs), floored; below 1 ms the
-   * partner is `skipped`. A partner over its QPS cap is `skipped` with a `qps_limited` error;
-   * an unknown adapter code is `skipped` with a `bad_input` error. A partner the privacy rules
-   * block (DESIGN section 11) is `skipped` with a `privacy_blocked` error and `privacyBlocked`
-   * set; the others each get their own reduced copy. Disabled partners are ignored (no result).
-   * Never rejects.
+   * partner is `skipped`. A partner whose `media_types` take none of the request's imps is
+   * `skipped` without an error and not called. A partner over its QPS cap is `skipped` with a
+   * `qps_limited` error; an unknown adapter code is `skipped` with a `bad_input` error. A partner
+   * the privacy rules block (DESIGN section 11) is `skipped` with a `privacy_blocked` error and
+   * `privacyBlocked` set; the others each get their own reduced copy. Disabled partners are
+   * ignored (no result). Never rejects.
    */
   dispatch(request: BidRequest, partners: DemandPartnerRecord[], opts: DispatchOptions): Promise<DispatchResult>;
   /** Closes the partner connection pools. */
@@ -152,7 +154,11 @@ export function createDemandDispatcher(deps: DemandDispatcherDeps): DemandDispat
     const { partner } = call;
     const adapter = registry.get(partner.adapter);
     if (!adapter) return skipped(partner, partner.adapter, [{ kind: 'bad_input', message: `unknown adapter ${JSON.stringify(partner.adapter)}` }]);
-    // Privacy first (DESIGN section 11): a blocked partner is not called and takes no QPS token.
+    // Only the imps offering a type the partner takes, reduced to those types (DESIGN section 5).
+    // A partner that takes none of them is not asked, and not counted as a privacy block.
+    const offered = offerByMediaType(call.request, partner.mediaTypes);
+    if (offered === null) return skipped(partner, adapter.code, []);
+    // Then privacy (DESIGN section 11): a blocked partner is not called and takes no QPS token.
     const decision = call.privacy.forPartner(partner);
     if (decision.blocked) return privacyBlocked(partner, adapter.code, decision.blocked);
 
@@ -173,7 +179,9 @@ export function createDemandDispatcher(deps: DemandDispatcherDeps): DemandDispat
     };
     let built: ReturnType<Adapter['buildRequests']>;
     try {
-      built = adapter.buildRequests(decision.request, ctx);
+      // Privacy reduces user, device, regs and source; the media offer reduces imps: the partner's
+      // copy takes each part from the step that owns it.
+      built = adapter.buildRequests(offered === call.request ? decision.request : { ...decision.request, imp: offered.imp }, ctx);
     } catch (err) {
       built = { requests: [], errors: [{ kind: 'bad_response', message: `adapter ${adapter.code} threw in buildRequests: ${messageOf(err)}` }] };
     }

@@ -7,6 +7,7 @@
  *
  * One contract test suite (`test/contract/`) runs against every backend.
  */
+import type { MediaType } from '../domain/media-type.js';
 import type { Micros } from '../domain/money.js';
 
 /** sellers.json `seller_type` (IAB sellers.json 1.0). */
@@ -71,6 +72,8 @@ export interface DemandPartnerRecord {
   openrtbVersion: OpenRtbVersion;
   /** The partner's IAB TCF Global Vendor List id, or null (DESIGN section 11: not called under GDPR). */
   gvlVendorId: number | null;
+  /** Media types the partner takes (DESIGN section 5): non-empty, no repeats; default all four. */
+  mediaTypes: MediaType[];
   createdAtMs: number;
   updatedAtMs: number;
 }

@@ -74,6 +74,8 @@ export interface DemandPartnersTable {
   openrtb_version: string;
   /** IAB TCF Global Vendor List id, or null (migration 005). */
   gvl_vendor_id: number | null;
+  /** Media types the partner takes, a JSON array of names (`["banner","video"]`); migration 006. */
+  media_types: string;
   created_at_ms: DbInt;
   updated_at_ms: DbInt;
 }

@@ -28,6 +28,7 @@ describe('/v1/demand-partners', () => {
       enabled: true,
       openrtb_version: '2.5',
       gvl_vendor_id: null,
+      media_types: ['banner', 'video', 'audio', 'native'],
       created_at: '2026-01-01T00:00:00.000Z',
       updated_at: '2026-01-01T00:00:00.000Z',
     });
@@ -71,6 +72,10 @@ describe('/v1/demand-partners', () => {
       [{ ...base, adapter: 'unknown' }, 'adapter'],
       [{ ...base, gzip: 'yes' }, 'gzip'],
       [{ ...base, enabled: 1 }, 'enabled'],
+      [{ ...base, media_types: [] }, 'media_types'],
+      [{ ...base, media_types: 'video' }, 'media_types'],
+      [{ ...base, media_types: ['video', 'display'] }, 'media_types[1]'],
+      [{ ...base, media_types: ['video', 'video'] }, 'media_types'],
     ];
     for (const [payload, field] of cases) {
       const res = await create(payload);
@@ -80,6 +85,16 @@ describe('/v1/demand-partners', () => {
     }
     expect(await h.demandPartners.list()).toEqual([]);
     expect((await create({ ...base, qps_limit: null })).statusCode).toBe(201);
+  });
+
+  it('keeps media_types in canonical order and patches them', async () => {
+    const res = await create({ name: 'Video DSP', endpoint: 'http://127.0.0.1:9001/bid', media_types: ['native', 'video'] });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().media_types).toEqual(['video', 'native']);
+    const patched = await h.app.inject({ method: 'PATCH', url: `/v1/demand-partners/${res.json().id}`, headers: auth, payload: { media_types: ['audio'] } });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json().media_types).toEqual(['audio']);
+    expect((await h.store.demandPartners.get(res.json().id))?.mediaTypes).toEqual(['audio']);
   });
 
   it('patches, then deletes: 204 then 404', async () => {

@@ -36,6 +36,7 @@ describe('demand partner service', () => {
       enabled: true,
       openrtbVersion: '2.5',
       gvlVendorId: null,
+      mediaTypes: ['banner', 'video', 'audio', 'native'],
       createdAtMs: h.clock.now(),
       updatedAtMs: h.clock.now(),
     });

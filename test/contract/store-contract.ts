@@ -46,6 +46,7 @@ function partner(id: string, overrides: Partial<DemandPartnerRecord> = {}): Dema
     enabled: true,
     openrtbVersion: '2.5',
     gvlVendorId: null,
+    mediaTypes: ['banner', 'video', 'audio', 'native'],
     createdAtMs: T0,
     updatedAtMs: T0,
     ...overrides,
@@ -249,6 +250,14 @@ export function defineStoreContract(name: string, factory: StoreFactory): void {
         expect(await store.demandPartners.get('dsp_1')).toEqual(expected);
         expect(await store.demandPartners.update('dsp_1', { enabled: true, qpsLimit: 5 })).toEqual({ ...expected, enabled: true, qpsLimit: 5 });
         expect(await store.demandPartners.update('dsp_missing', { name: 'x' })).toBeUndefined();
+      });
+
+      it('round-trips media_types and updates them alone', async () => {
+        await store.demandPartners.create(partner('dsp_v', { mediaTypes: ['video', 'native'] }));
+        expect((await store.demandPartners.get('dsp_v'))?.mediaTypes).toEqual(['video', 'native']);
+        const updated = await store.demandPartners.update('dsp_v', { mediaTypes: ['banner'] });
+        expect(updated).toEqual(partner('dsp_v', { mediaTypes: ['banner'] }));
+        expect((await store.demandPartners.list()).map((p) => p.mediaTypes)).toEqual([['banner']]);
       });
 
       it('list answers partners in creation order; delete removes one', async () => {

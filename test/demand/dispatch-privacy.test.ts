@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 function partner(id: string, endpoint: string, overrides: Partial<DemandPartnerRecord> = {}): DemandPartnerRecord {
-  return { id, name: id, endpoint, adapter: 'openrtb25', timeoutMs: 1000, gzip: false, qpsLimit: null, currency: 'USD', enabled: true, openrtbVersion: '2.5', gvlVendorId: null, createdAtMs: 0, updatedAtMs: 0, ...overrides };
+  return { id, name: id, endpoint, adapter: 'openrtb25', timeoutMs: 1000, gzip: false, qpsLimit: null, currency: 'USD', enabled: true, openrtbVersion: '2.5', gvlVendorId: null, mediaTypes: ['banner', 'video', 'audio', 'native'], createdAtMs: 0, updatedAtMs: 0, ...overrides };
 }
 
 describe('dispatch with privacy rules', () => {

@@ -31,7 +31,7 @@ async function fake(behaviour: Parameters<typeof startFakeDsp>[0]): Promise<Fake
 }
 
 function partner(id: string, endpoint: string, overrides: Partial<DemandPartnerRecord> = {}): DemandPartnerRecord {
-  return { id, name: id, endpoint, adapter: 'openrtb25', timeoutMs: 1000, gzip: false, qpsLimit: null, currency: 'USD', enabled: true, openrtbVersion: '2.5', gvlVendorId: null, createdAtMs: 0, updatedAtMs: 0, ...overrides };
+  return { id, name: id, endpoint, adapter: 'openrtb25', timeoutMs: 1000, gzip: false, qpsLimit: null, currency: 'USD', enabled: true, openrtbVersion: '2.5' as const, gvlVendorId: null, mediaTypes: ['banner', 'video', 'audio', 'native'], createdAtMs: 0, updatedAtMs: 0, ...overrides };
 }
 
 function setup(options: { clock?: Clock; maxResponseBytes?: number; connectionsPerPartner?: number } = {}): { dispatcher: DemandDispatcher; metrics: Metrics; clock: Clock } {

@@ -11,6 +11,7 @@ import { bundledConverter } from '../../src/domain/currency.js';
 import { createSequentialIds } from '../../src/domain/ids.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { silentLogger } from '../../src/observability/logger.js';
+import type { DemandPartnerRecord } from '../../src/storage/ports.js';
 
 const sims: DspSim[] = [];
 afterEach(async () => {
@@ -123,7 +124,7 @@ describe('dsp-sim', () => {
       tmaxMarginMs: 20,
     });
     try {
-      const partner = { id: 'dsp_sim', name: 'sim', endpoint: s.url, adapter: 'openrtb25', timeoutMs: 500, gzip: true, qpsLimit: null, currency: 'USD', enabled: true, openrtbVersion: '2.5' as const, gvlVendorId: null, createdAtMs: 0, updatedAtMs: 0 };
+      const partner: DemandPartnerRecord = { id: 'dsp_sim', name: 'sim', endpoint: s.url, adapter: 'openrtb25', timeoutMs: 500, gzip: true, qpsLimit: null, currency: 'USD', enabled: true, openrtbVersion: '2.5' as const, gvlVendorId: null, mediaTypes: ['banner', 'video', 'audio', 'native'], createdAtMs: 0, updatedAtMs: 0 };
       const { bids, calls } = await dispatcher.dispatch(bidRequest, [partner], { publisherId: 'pub_1', deadlineMonoMs: systemClock.monotonicMs() + 1000 });
       expect(calls[0]).toMatchObject({ outcome: 'bids', errors: [] });
       expect(bids.map((b) => b.bid.impid)).toEqual(['a', 'b', 'c']);

@@ -61,6 +61,7 @@ export const FIXTURE_PARTNER: DemandPartnerRecord = {
   enabled: true,
   openrtbVersion: '2.5',
   gvlVendorId: null,
+  mediaTypes: ['banner', 'video', 'audio', 'native'],
   createdAtMs: 0,
   updatedAtMs: 0,
 };

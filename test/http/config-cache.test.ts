@@ -37,6 +37,7 @@ describe('config cache', () => {
     enabled,
     openrtbVersion: '2.5' as const,
     gvlVendorId: null,
+    mediaTypes: ['banner', 'video', 'audio', 'native'] as Array<'banner' | 'video' | 'audio' | 'native'>,
     createdAtMs: T0,
     updatedAtMs: T0,
   });

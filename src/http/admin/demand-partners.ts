@@ -34,6 +34,7 @@ export function toDemandPartnerJson(record: DemandPartnerRecord): DemandPartner 
     enabled: record.enabled,
     openrtb_version: record.openrtbVersion,
     gvl_vendor_id: record.gvlVendorId,
+    media_types: record.mediaTypes,
     created_at: new Date(record.createdAtMs).toISOString(),
     updated_at: new Date(record.updatedAtMs).toISOString(),
   };

@@ -127,6 +127,11 @@ const demandPartnerFields = {
   gvl_vendor_id: Nullable(
     Type.Integer({ minimum: 1, maximum: 65535, description: 'IAB TCF Global Vendor List id; null (default) = none: not called where GDPR applies' }),
   ),
+  media_types: Type.Array(Type.Union([Type.Literal('banner'), Type.Literal('video'), Type.Literal('audio'), Type.Literal('native')]), {
+    minItems: 1,
+    uniqueItems: true,
+    description: 'Media types the partner takes: it is offered only imps offering one of them, each imp reduced to those types (DESIGN section 5); default all four',
+  }),
 };
 
 /** `POST /v1/demand-partners` body. */
@@ -142,6 +147,7 @@ export const DemandPartnerCreateBody = Type.Object(
     enabled: Type.Optional(demandPartnerFields.enabled),
     openrtb_version: Type.Optional(demandPartnerFields.openrtb_version),
     gvl_vendor_id: Type.Optional(demandPartnerFields.gvl_vendor_id),
+    media_types: Type.Optional(demandPartnerFields.media_types),
   },
   { additionalProperties: true },
 );

@@ -3,7 +3,25 @@
  */
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { DemandPartnerRecord, DemandPartnerStore } from '../ports.js';
+import { MEDIA_TYPES, isMediaType, type MediaType } from '../../domain/media-type.js';
 import { fromDbBool, fromDbInt, fromDbIntOrNull, toDbBool, type Database, type DemandPartnersTable } from '../schema.js';
+
+/**
+ * `media_types` JSON text to a list: the known names, once each. Text that is not such a list
+ * (or names none) reads as every type, the default, so a damaged row never stops a partner.
+ */
+function parseMediaTypes(text: string): MediaType[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (Array.isArray(value)) {
+      const types = MEDIA_TYPES.filter((t) => value.includes(t));
+      if (types.length > 0 && value.every(isMediaType)) return types;
+    }
+  } catch {
+    // fall through to the default
+  }
+  return [...MEDIA_TYPES];
+}
 
 /** A `demand_partners` row as a record. */
 function toPartner(row: Selectable<DemandPartnersTable>): DemandPartnerRecord {
@@ -19,6 +37,7 @@ function toPartner(row: Selectable<DemandPartnersTable>): DemandPartnerRecord {
     enabled: fromDbBool(row.enabled),
     openrtbVersion: row.openrtb_version === '2.6' ? '2.6' : '2.5',
     gvlVendorId: fromDbIntOrNull(row.gvl_vendor_id),
+    mediaTypes: parseMediaTypes(row.media_types),
     createdAtMs: fromDbInt(row.created_at_ms),
     updatedAtMs: fromDbInt(row.updated_at_ms),
   };
@@ -37,6 +56,7 @@ function toUpdate(patch: Partial<Omit<DemandPartnerRecord, 'id' | 'createdAtMs'>
   if (patch.enabled !== undefined) set.enabled = toDbBool(patch.enabled);
   if (patch.openrtbVersion !== undefined) set.openrtb_version = patch.openrtbVersion;
   if (patch.gvlVendorId !== undefined) set.gvl_vendor_id = patch.gvlVendorId;
+  if (patch.mediaTypes !== undefined) set.media_types = JSON.stringify(patch.mediaTypes);
   if (patch.updatedAtMs !== undefined) set.updated_at_ms = patch.updatedAtMs;
   return set;
 }
@@ -64,6 +84,7 @@ export function createDemandPartnerQueries(db: Kysely<Database>): DemandPartnerS
           enabled: toDbBool(partner.enabled),
           openrtb_version: partner.openrtbVersion,
           gvl_vendor_id: partner.gvlVendorId,
+          media_types: JSON.stringify(partner.mediaTypes),
           created_at_ms: partner.createdAtMs,
           updated_at_ms: partner.updatedAtMs,
         })

@@ -5,6 +5,7 @@
  */
 import type { Adapter, AdapterContext, AdapterError, ParsedBid, PartnerHttpRequest, PartnerHttpResponse } from '../../contract.js';
 import type { Bid, BidRequest, Imp } from '../../../domain/openrtb.js';
+import { offeredMediaTypes } from '../../../domain/media-type.js';
 import { convertImpFloors } from '../../floors.js';
 import { placeForVersion } from '../../openrtb-version.js';
 import { appendSchainNode } from '../../schain.js';
@@ -18,7 +19,8 @@ const REQUEST_HEADERS: Readonly<Record<string, string>> = Object.freeze({
 /**
  * Builds one POST to `ctx.partner.endpoint` with:
  * - `id` a new id (`ctx.ids.next('req')`), `tmax` = `ctx.tmaxMs`, `cur` = [partner currency];
- * - only the imps with a `banner`, floors (imp and deal) converted into the partner's currency
+ * - the imps offering a media type (banner, video, audio, native: the dispatcher has already
+ *   reduced them to the partner's `media_types`), floors (imp and deal) converted into the partner's currency
  *   with `bidfloorcur` set to it; an imp whose floor currency has no rate is left out;
  * - `source.ext.schain` with the exchange's node `{asi, sid: publisher id, rid: original
  *   request id, hp: 1}` appended;
@@ -31,7 +33,7 @@ function buildRequests(request: BidRequest, ctx: AdapterContext): { requests: Pa
   const currency = ctx.partner.currency;
   const imps: Imp[] = [];
   for (const imp of request.imp) {
-    if (!imp.banner) continue;
+    if (offeredMediaTypes(imp).length === 0) continue;
     const offered = convertImpFloors(imp, currency, ctx.rates);
     if (offered) imps.push(offered);
   }

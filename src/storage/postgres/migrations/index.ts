@@ -10,6 +10,7 @@ import { migration003Reporting } from './003-reporting.js';
 import { migration004Pricing } from './004-pricing.js';
 import { migration005Privacy } from './005-privacy.js';
 import { migration007StatsSeries } from './007-stats-series.js';
+import { migration006MediaTypes } from './006-media-types.js';
 
 /** Every PostgreSQL migration by name, in order. */
 export const postgresMigrations: Readonly<Record<string, Migration>> = {
@@ -19,6 +20,7 @@ export const postgresMigrations: Readonly<Record<string, Migration>> = {
   '004-pricing': migration004Pricing,
   '005-privacy': migration005Privacy,
   '007-stats-series': migration007StatsSeries,
+  '006-media-types': migration006MediaTypes,
 };
 
 /** A kysely `MigrationProvider` answering `postgresMigrations`. */

@@ -1,0 +1,14 @@
+import { SaxesParser } from 'saxes';
+const s = '\uFEFF<?xml version="1.0"?><!-- c 😀 --><VAST version="4.0"><Ad><InLine><AdSystem>é😀</AdSystem><Impression><![CDATA[http://x]]></Impression></InLine></Ad></VAST>';
+const p = new SaxesParser({ xmlns: false, position: true });
+p.on('opentag', t => console.log('open', t.name, p.position, JSON.stringify(s.slice(p.position-10, p.position))));
+p.on('closetag', t => console.log('close', t.name, p.position, JSON.stringify(s.slice(p.position-13, p.position))));
+p.on('doctype', d => console.log('doctype', d));
+p.on('error', e => console.log('err', e.message));
+p.write(s).close();
+const b = '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;">]><VAST>&lol2;</VAST>';
+const p2 = new SaxesParser({});
+p2.on('doctype', d => { console.log('doctype', d.length); });
+p2.on('text', t=>console.log('text', t));
+p2.on('error', e => console.log('err2', e.message));
+p2.write(b).close();
