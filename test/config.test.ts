@@ -51,6 +51,27 @@ describe('loadConfig', () => {
     expect(problems).toContain('server.publicUrl');
   });
 
+  it('reads the sellers.json contact from the environment and checks the privacy seed fields', async () => {
+    const ok = await loadConfig({ ADX_CONFIG: 'none', ADX_CONTACT_EMAIL: 'sellers@adx.example', ADX_CONTACT_ADDRESS: '1 Main St' }, null);
+    expect(ok.exchange).toMatchObject({ contactEmail: 'sellers@adx.example', contactAddress: '1 Main St' });
+    const file = join(dir, 'privacy.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        exchange: { contactEmail: 'not an email' },
+        seed: {
+          publishers: [{ name: 'p', seller_type: 'SELLER', is_confidential: 'yes' }],
+          demand_partners: [{ name: 'd', endpoint: 'http://127.0.0.1:9', openrtb_version: '3.0', gvl_vendor_id: 0 }],
+        },
+      }),
+    );
+    const error = await loadConfig({ ADX_CONFIG: file }, null).catch((e: unknown) => e);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const key of ['exchange.contactEmail', 'seed.publishers[0].seller_type', 'seed.publishers[0].is_confidential', 'seed.demand_partners[0].openrtb_version', 'seed.demand_partners[0].gvl_vendor_id']) {
+      expect(problems).toContain(key);
+    }
+  });
+
   it('ignores prototype keys in files', async () => {
     const file = join(dir, 'proto.json');
     await writeFile(file, '{"__proto__": {"polluted": true}, "log": {"level": "warn"}}');

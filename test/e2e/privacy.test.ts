@@ -35,7 +35,7 @@ function request(regs: Record<string, unknown> = {}, user: Record<string, unknow
     },
     user: { id: 'user-1', buyeruid: 'buyer-1', yob: 1990, gender: 'F', geo: { lat: 48.856613, lon: 2.352222, zip: '75001', city: 'Paris' }, ...user },
     regs,
-    tmax: 500,
+    tmax: 1000,
     ext: { prebid: { returnallbidstatus: true } },
     ...extra,
   };

@@ -57,7 +57,7 @@ describe('sellers.json', () => {
   });
 
   it("the exchange's schain node sid is the publisher's seller_id", async () => {
-    const res = await ex.bid({ id: 'sc-1', imp: [{ id: '1', banner: { w: 300, h: 250 } }], site: { domain: 'pub.example', publisher: { id: 'their-own-id' } }, tmax: 300 });
+    const res = await ex.bid({ id: 'sc-1', imp: [{ id: '1', banner: { w: 300, h: 250 } }], site: { domain: 'pub.example', publisher: { id: 'their-own-id' } }, tmax: 1000 });
     expect(res.status).toBe(200);
     const nodes = dsp.requests.at(-1)!.body.source.ext.schain.nodes;
     const ours = nodes.at(-1);

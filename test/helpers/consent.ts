@@ -3,7 +3,7 @@
  * bits): TC strings from a `TCModel` encoded by `@iabtechlabtcf/core` against a small Global
  * Vendor List, and GPP strings from a `GppModel` of `@iabgpp/cmpapi`.
  */
-import { GVL, TCModel, TCString } from '@iabtechlabtcf/core';
+import { GVL, PurposeRestriction, RestrictionType, TCModel, TCString } from '@iabtechlabtcf/core';
 import { GppModel } from '@iabgpp/cmpapi';
 
 /** Vendor ids of the test GVL. Every vendor declares purposes 1-4 and 7 for consent, 2 and 7 for legitimate interest. */
@@ -51,6 +51,8 @@ export interface TcSpec {
   vendorConsents?: number[];
   vendorLegitimateInterests?: number[];
   specialFeatureOptins?: number[];
+  /** Publisher restrictions: `{vendorId, purposeId, type}` with type 0 not allowed, 1 require consent, 2 require legitimate interest. */
+  restrictions?: Array<{ vendorId: number; purposeId: number; type: 0 | 1 | 2 }>;
 }
 
 /** Encodes a TCF v2 TC string granting `spec` (CMP 10, service-specific, publisher country DE). */
@@ -65,6 +67,7 @@ export function tcString(spec: TcSpec): string {
   model.vendorConsents.set(spec.vendorConsents ?? []);
   model.vendorLegitimateInterests.set(spec.vendorLegitimateInterests ?? []);
   model.specialFeatureOptins.set(spec.specialFeatureOptins ?? []);
+  for (const r of spec.restrictions ?? []) model.publisherRestrictions.add(r.vendorId, new PurposeRestriction(r.purposeId, r.type as RestrictionType));
   return TCString.encode(model);
 }
 
@@ -85,6 +88,15 @@ export function gppUsCa(saleOptOut: 1 | 2): string {
   const model = new GppModel();
   model.setFieldValue('usca', 'SaleOptOutNotice', 1);
   model.setFieldValue('usca', 'SaleOptOut', saleOptOut);
+  return model.encode();
+}
+
+/** A GPP string with the US Privacy section (`uspv1`, section 6) whose sale opt-out is `optOutSale`. */
+export function gppUspV1(optOutSale: 'Y' | 'N'): string {
+  const model = new GppModel();
+  model.setFieldValue('uspv1', 'Notice', 'Y');
+  model.setFieldValue('uspv1', 'OptOutSale', optOutSale);
+  model.setFieldValue('uspv1', 'LspaCovered', 'N');
   return model.encode();
 }
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { BidRequest } from '../../src/domain/openrtb.js';
 import { createPrivacyEnforcer, readPrivacySignals, Reduction, reduceRequest } from '../../src/privacy/index.js';
 import { maskIp, maskIpv4, maskIpv6 } from '../../src/privacy/ip.js';
-import { gppUsCa, gppUsNat, gppWithTcf, tcString } from '../helpers/consent.js';
+import { gppUsCa, gppUsNat, gppUspV1, gppWithTcf, tcString } from '../helpers/consent.js';
 
 const personal = (): BidRequest => ({
   id: 'r1',
@@ -113,6 +113,8 @@ describe('per-partner decisions', () => {
     expect(reductions({ gpp: gppUsNat({ targetedAdvertisingOptOut: 1 }), gpp_sid: [7] })).toBe(Reduction.scrubIds | Reduction.maskIp);
     expect(reductions({ gpp: gppUsNat({}), gpp_sid: [7] })).toBe(0);
     expect(reductions({ gpp: gppUsCa(1), gpp_sid: [8] })).toBe(Reduction.scrubIds | Reduction.maskIp);
+    expect(reductions({ gpp: gppUspV1('Y'), gpp_sid: [6] })).toBe(Reduction.scrubIds | Reduction.maskIp);
+    expect(reductions({ gpp: gppUspV1('N'), gpp_sid: [6] })).toBe(0);
     // The opted-out section does not apply to this request.
     expect(reductions({ gpp: gppUsCa(1), gpp_sid: [7] })).toBe(0);
     // Undecodable GPP naming a US section: most protective.
@@ -120,6 +122,18 @@ describe('per-partner decisions', () => {
     expect(reductions({ lmt: 1 } as never)).toBe(0);
     const lmt = enforcer.forRequest({ ...personal(), device: { ...personal().device, lmt: 1 } }).forPartner({ gvlVendorId: null });
     expect(lmt.blocked === undefined && lmt.reductions).toBe(Reduction.scrubIds);
+  });
+
+  it('publisher restrictions narrow the legal basis: not allowed blocks, require consent ignores legitimate interest', () => {
+    const decide = (spec: Parameters<typeof tcString>[0], vendor: number) => enforcer.forRequest({ ...personal(), regs: { gdpr: 1 }, user: { consent: tcString(spec) } }).forPartner({ gvlVendorId: vendor });
+    const grant = { purposeConsents: [1, 2], vendorConsents: [11], purposeLegitimateInterests: [2], vendorLegitimateInterests: [22] };
+    expect(decide(grant, 11).blocked).toBeUndefined();
+    expect(decide({ ...grant, restrictions: [{ vendorId: 11, purposeId: 2, type: 0 }] }, 11)).toEqual({ blocked: 'gdpr_purpose2_denied' });
+    expect(decide(grant, 22).blocked).toBeUndefined();
+    expect(decide({ ...grant, restrictions: [{ vendorId: 22, purposeId: 2, type: 1 }] }, 22)).toEqual({ blocked: 'gdpr_purpose2_denied' });
+    // Purpose 1 not allowed for 11: still called, ids scrubbed.
+    const d = decide({ ...grant, specialFeatureOptins: [1], restrictions: [{ vendorId: 11, purposeId: 1, type: 0 }] }, 11);
+    expect(d.blocked === undefined && d.reductions).toBe(Reduction.scrubIds);
   });
 
   it('GPP carrying the TCF string decides GDPR when user.consent is absent', () => {

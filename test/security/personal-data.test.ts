@@ -48,7 +48,7 @@ function personalRequest(id: string, locations: '2.5' | '2.6') {
     device: { ip: PERSONAL.ipv4, ipv6: PERSONAL.ipv6, ifa: PERSONAL.ifa, didsha1: PERSONAL.didsha1, macmd5: PERSONAL.macmd5, ua: 'Mozilla/5.0', geo: { lat: 52.520008, lon: 13.404954 } },
     user: locations === '2.6' ? { ...user, consent: PERSONAL.tcf, eids } : { ...user, ext: { consent: PERSONAL.tcf, eids } },
     regs: locations === '2.6' ? regs26 : regs25,
-    tmax: 500,
+    tmax: 1000,
   };
 }
 

@@ -40,14 +40,15 @@ function buildRequests(request: BidRequest, ctx: AdapterContext): { requests: Pa
   if (imps.length === 0) return { requests: [], errors: [] };
 
   const version = ctx.partner.openrtbVersion === '2.6' ? '2.6' : '2.5';
-  const body: BidRequest = placeForVersion({
+  const offered: BidRequest = {
     ...request,
     id: ctx.ids.next('req'),
     imp: imps,
     tmax: ctx.tmaxMs,
     cur: [currency],
     source: appendSchainNode(request.source, { asi: ctx.exchangeDomain, sid: ctx.publisherId, rid: request.id, hp: 1 }),
-  }, version);
+  };
+  const body = placeForVersion(offered, version);
   return { requests: [{ method: 'POST', uri: ctx.partner.endpoint, headers: { ...REQUEST_HEADERS, 'x-openrtb-version': version }, body }], errors: [] };
 }
 
