@@ -76,6 +76,13 @@ function DeliveryLog(props: { endpoint: Endpoint; onChange: () => void }) {
     }
     await log.reload();
     props.onChange();
+    // A queued message is attempted within a moment: read the log again to show how it went.
+    for (const ms of [1000, 3000]) {
+      setTimeout(() => {
+        void log.reload();
+        props.onChange();
+      }, ms);
+    }
   };
 
   return (
