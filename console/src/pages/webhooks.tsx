@@ -246,6 +246,7 @@ export function WebhooksPage() {
           <SchemaForm
             title="Add a webhook endpoint"
             fields={fieldsOf(bodySchema(doc, 'POST', '/v1/webhook-endpoints'), { order: ['url', 'events', 'publisher_id', 'description', 'api_key', 'enabled'], labels: { api_key: 'API key (generated when empty)' } })}
+            initial={{ enabled: true }}
             submitLabel="Create endpoint"
             onCancel={() => setCreating(false)}
             onSubmit={async (body) => {
