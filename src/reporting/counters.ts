@@ -9,10 +9,11 @@
  */
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../observability/logger.js';
-import type { CounterDelta, LatencyDelta, LatencyKind, PartnerCounterDelta, Store } from '../storage/ports.js';
+import type { CounterDelta, LatencyKind, Store } from '../storage/ports.js';
 import { addCounterFields, zeroCounterFields, type CounterFields, type CounterSink } from './counter-sink.js';
-import { LATENCY_LE_MS, latencyBucketIndex } from './latency-buckets.js';
-import { addPartnerFields, zeroPartnerFields, type PartnerCounterFields, type SeriesSink } from './series-sink.js';
+import { latencyBucketIndex } from './latency-buckets.js';
+import { SeriesBuckets } from './series-buckets.js';
+import { addPartnerFields, type PartnerCounterFields, type SeriesSink } from './series-sink.js';
 
 /** Dependencies of `createCounterAggregator`. */
 export interface CounterAggregatorDeps {
@@ -64,58 +65,6 @@ function emptyDelta(publisherId: string, minuteStartMs: number): CounterDelta {
 
 type Buckets = Map<string, CounterDelta>;
 
-/** Unflushed partner counters and latency histograms (the series), keyed by subject and minute. */
-interface SeriesBuckets {
-  partners: Map<string, PartnerCounterDelta>;
-  latency: Map<string, { kind: LatencyKind; subjectId: string; minuteStartMs: number; counts: Uint32Array }>;
-}
-
-function emptySeries(): SeriesBuckets {
-  return { partners: new Map(), latency: new Map() };
-}
-
-function partnerBucket(series: SeriesBuckets, partnerId: string, minuteStartMs: number): PartnerCounterFields {
-  const key = `${partnerId}\u0000${minuteStartMs}`;
-  let bucket = series.partners.get(key);
-  if (bucket === undefined) {
-    bucket = { partnerId, minuteStartMs, ...zeroPartnerFields() };
-    series.partners.set(key, bucket);
-  }
-  return bucket;
-}
-
-/** The series of `series` as store deltas (histograms: one delta per non-empty bucket). */
-function seriesDeltas(series: SeriesBuckets): { partners: PartnerCounterDelta[]; latency: LatencyDelta[] } {
-  const latency: LatencyDelta[] = [];
-  for (const h of series.latency.values()) {
-    h.counts.forEach((count, i) => {
-      if (count > 0) latency.push({ kind: h.kind, subjectId: h.subjectId, minuteStartMs: h.minuteStartMs, leMs: LATENCY_LE_MS[i] as number, count });
-    });
-  }
-  return { partners: [...series.partners.values()], latency };
-}
-
-/** Merges store deltas back into `series` (after a failed flush). */
-function mergeSeriesBack(series: SeriesBuckets, deltas: { partners: PartnerCounterDelta[]; latency: LatencyDelta[] }): void {
-  for (const d of deltas.partners) addPartnerFields(partnerBucket(series, d.partnerId, d.minuteStartMs), d);
-  for (const d of deltas.latency) {
-    const index = LATENCY_LE_MS.indexOf(d.leMs);
-    if (index < 0) continue;
-    const counts = histogramOf(series, d.kind, d.subjectId, d.minuteStartMs).counts;
-    counts[index] = (counts[index] as number) + d.count;
-  }
-}
-
-function histogramOf(series: SeriesBuckets, kind: LatencyKind, subjectId: string, minuteStartMs: number) {
-  const key = `${kind}\u0000${subjectId}\u0000${minuteStartMs}`;
-  let h = series.latency.get(key);
-  if (h === undefined) {
-    h = { kind, subjectId, minuteStartMs, counts: new Uint32Array(LATENCY_LE_MS.length) };
-    series.latency.set(key, h);
-  }
-  return h;
-}
-
 function bucketKey(publisherId: string, minuteStartMs: number): string {
   return `${publisherId}\u0000${minuteStartMs}`;
 }
@@ -134,22 +83,21 @@ function mergeInto(buckets: Buckets, delta: CounterDelta): void {
 export function createCounterAggregator(deps: CounterAggregatorDeps): CounterAggregator {
   const { store, clock, flushIntervalMs, log } = deps;
   let buckets: Buckets = new Map();
-  let series = emptySeries();
+  const series = new SeriesBuckets();
   let inFlight: CounterDelta[] = [];
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
 
   const flushOnce = async (): Promise<void> => {
-    if (buckets.size === 0 && series.partners.size === 0 && series.latency.size === 0) return;
+    if (buckets.size === 0 && series.empty) return;
     inFlight = [...buckets.values()];
     buckets = new Map();
-    const seriesInFlight = seriesDeltas(series);
-    series = emptySeries();
+    const seriesInFlight = series.drain();
     try {
       await store.counters.add(inFlight, seriesInFlight);
     } catch (error) {
       for (const delta of inFlight) mergeInto(buckets, delta);
-      mergeSeriesBack(series, seriesInFlight);
+      series.restore(seriesInFlight);
       log.warn({ err: error, buckets: inFlight.length }, 'counter flush failed; deltas kept for the next flush');
     } finally {
       inFlight = [];
@@ -181,13 +129,13 @@ export function createCounterAggregator(deps: CounterAggregatorDeps): CounterAgg
     },
 
     addPartner(partnerId: string, fields: Partial<PartnerCounterFields>, atMs?: number): void {
-      addPartnerFields(partnerBucket(series, partnerId, minuteStartOf(atMs ?? clock.now())), fields);
+      addPartnerFields(series.partner(partnerId, minuteStartOf(atMs ?? clock.now())), fields);
     },
 
     observeLatency(kind: LatencyKind, subjectId: string, latencyMs: number, atMs?: number): void {
-      const h = histogramOf(series, kind, subjectId, minuteStartOf(atMs ?? clock.now()));
+      const counts = series.histogram(kind, subjectId, minuteStartOf(atMs ?? clock.now()));
       const index = latencyBucketIndex(latencyMs);
-      h.counts[index] = (h.counts[index] as number) + 1;
+      counts[index] = (counts[index] as number) + 1;
     },
 
     flush,

@@ -450,6 +450,11 @@ export interface OutboxStore {
   recover(endpointId: string, sinceMs: number, nowMs: number): Promise<number>;
   /** Pending messages and the oldest due time among them (null when none), for metrics. */
   depth(): Promise<{ pending: number; oldestDueAtMs: number | null }>;
+  /**
+   * Messages per endpoint and status, for the console (one grouped scan of the outbox). Endpoints
+   * without messages are absent; ordered by endpoint id.
+   */
+  statusCounts(): Promise<Array<{ endpointId: string; pending: number; delivered: number; failed: number }>>;
 }
 
 /** What an alert rule measures (DESIGN section 7): net revenue, or imps that got a bid / imps. */

@@ -33,6 +33,7 @@ declare const window: any;
 declare const document: any;
 declare const sessionStorage: any;
 declare const localStorage: any;
+declare const navigator: any;
 
 const chromiumPath = process.env.ADX_CHROMIUM_PATH ?? '/usr/bin/chromium';
 const hasChromium = existsSync(chromiumPath);
@@ -225,6 +226,11 @@ describe.skipIf(!hasChromium || !consoleBuilt)('operator console in Chromium', (
     const created = (await ex.admin('GET', '/v1/publishers')).json().data.find((p: { name: string }) => p.name === 'Console News');
     expect(created).toMatchObject({ domain: 'news.example', reserve_price: 0.25, browser_access: false });
     // Once: gone after "Done" and after a reload, and nowhere in the page's storage.
+    // The copy button puts exactly the key on the clipboard.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    await secret.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => secret.textContent()).toContain('Copied to the clipboard.');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
     await secret.getByRole('button', { name: 'Done' }).click();
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Publishers' }).waitFor();
@@ -276,15 +282,29 @@ describe.skipIf(!hasChromium || !consoleBuilt)('operator console in Chromium', (
   });
 
   it('replays a failed webhook delivery from the delivery log and shows its new attempt', async () => {
+    shootOnFailure('webhooks');
     receiver.setRespond(() => ({ status: 503, body: 'down for maintenance' }));
-    const created = await ex.admin('POST', '/v1/webhook-endpoints', { url: `${receiver.url}/hooks`, events: ['webhook.test'], description: 'console test' });
-    expect(created.status).toBe(201);
-    const endpointId: string = created.json().id;
+    // The endpoint is created in the UI: its signing secret is shown once.
+    await go('webhooks', 'Webhooks');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const form = page.getByRole('form', { name: 'Add a webhook endpoint' });
+    await form.getByRole('textbox', { name: 'URL', exact: true }).fill(`${receiver.url}/hooks`);
+    await form.getByRole('checkbox', { name: 'webhook.test' }).check();
+    await form.getByLabel('Description').fill('console test');
+    await form.getByRole('button', { name: 'Create endpoint' }).click();
+    const secret = page.getByTestId('secret-once');
+    await secret.waitFor();
+    expect(await secret.getByRole('textbox').inputValue()).toMatch(/^whsec_/);
+    await secret.getByRole('button', { name: 'Done' }).click();
+    const endpoints0 = (await ex.admin('GET', '/v1/webhook-endpoints')).json().data;
+    expect(endpoints0).toEqual([expect.objectContaining({ url: `${receiver.url}/hooks`, events: ['webhook.test'], description: 'console test' })]);
+    const endpointId: string = endpoints0[0].id;
     expect((await ex.admin('POST', `/v1/webhook-endpoints/${endpointId}/test`)).status).toBe(202);
     await receiver.waitForDeliveries(1);
     await expect.poll(async () => (await ex.admin('GET', `/v1/webhook-endpoints/${endpointId}/deliveries?status=failed`)).json().data.length, { timeout: 10_000 }).toBe(1);
 
-    await go('webhooks', 'Webhooks');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     const endpoints = page.getByTestId('endpoints-table');
     await expect.poll(() => endpoints.locator('tbody tr').first().textContent()).toMatch(/enabled010/);
     await endpoints.getByRole('button', { name: `Deliveries of ${receiver.url}/hooks` }).click();

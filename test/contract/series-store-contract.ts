@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { LATENCY_OPEN_LE_MS } from '../../src/reporting/latency-buckets.js';
 import { exchangeSeries, partnerSeries } from '../../src/reporting/stats-series.js';
 import type { CounterDelta, LatencyDelta, PartnerCounterDelta, Store } from '../../src/storage/ports.js';
+import { endpoint, message } from './records.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -150,6 +151,24 @@ export function defineSeriesStoreContract(getStore: () => Store, openPeer: () =>
       expect(hours.points.map((p) => [p.t, p.requests])).toEqual([
         ['2026-03-10T23:00:00.000Z', 4],
         ['2026-03-11T00:00:00.000Z', 1],
+      ]);
+    });
+
+    it('counts outbox messages per endpoint and status (the console webhook table)', async () => {
+      const store = getStore();
+      expect(await store.outbox.statusCounts()).toEqual([]);
+      await store.webhookEndpoints.create(endpoint('we_1'));
+      await store.webhookEndpoints.create(endpoint('we_2'));
+      await store.outbox.enqueue([
+        message('msg_1'),
+        message('msg_2', { status: 'delivered', deliveredAtMs: NEAR_MIDNIGHT }),
+        message('msg_3', { status: 'delivered', deliveredAtMs: NEAR_MIDNIGHT }),
+        message('msg_4', { status: 'failed' }),
+        message('msg_5', { endpointId: 'we_2', status: 'failed' }),
+      ]);
+      expect(await store.outbox.statusCounts()).toEqual([
+        { endpointId: 'we_1', pending: 1, delivered: 2, failed: 1 },
+        { endpointId: 'we_2', pending: 0, delivered: 0, failed: 1 },
       ]);
     });
 

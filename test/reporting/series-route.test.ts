@@ -35,6 +35,7 @@ describe('GET /v1/stats/series', () => {
   const get = (query: string, headers: Record<string, string> = auth) => app.inject({ method: 'GET', url: `/v1/stats/series?${query}`, headers });
 
   it('needs the admin key', async () => {
+    expect((await app.inject({ method: 'GET', url: '/v1/stats/webhooks' })).statusCode).toBe(401);
     expect((await get('from=2026-03-10T00:00:00Z&to=2026-03-10T01:00:00Z&step=hour', {})).statusCode).toBe(401);
     expect((await get('from=2026-03-10T00:00:00Z&to=2026-03-10T01:00:00Z&step=hour', { authorization: 'Bearer wrong' })).statusCode).toBe(401);
   });
@@ -82,6 +83,16 @@ describe('GET /v1/stats/series', () => {
     const shifted = (await get(`from=${encodeURIComponent('2026-03-10T11:00:00+01:00')}&to=${encodeURIComponent('2026-03-10T11:01:00+01:00')}&step=minute`)).json();
     expect(shifted.from).toBe('2026-03-10T10:00:00.000Z');
     expect(shifted.points[0].requests).toBe(2);
+  });
+
+  it('GET /v1/stats/webhooks counts the messages of each endpoint by status', async () => {
+    await h.store.outbox.enqueue([
+      { id: 'msg_1', endpointId: 'ep_all', eventKind: 'webhook.test', body: '{}', publisherId: null, status: 'failed', attempts: 1, nextAttemptAtMs: 0, createdAtMs: DAY0, claimedBy: null, claimExpiresAtMs: null, deliveredAtMs: null, lastError: 'HTTP 503' },
+      { id: 'msg_2', endpointId: 'ep_all', eventKind: 'webhook.test', body: '{}', publisherId: null, status: 'pending', attempts: 0, nextAttemptAtMs: 0, createdAtMs: DAY0, claimedBy: null, claimExpiresAtMs: null, deliveredAtMs: null, lastError: null },
+    ]);
+    const res = await app.inject({ method: 'GET', url: '/v1/stats/webhooks', headers: auth });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ data: [{ endpoint_id: 'ep_all', pending: 1, delivered: 0, failed: 1 }] });
   });
 
   it('refuses bad input with problem+json naming the field', async () => {

@@ -46,24 +46,19 @@ interface Delivery {
   attempt_log: Attempt[];
 }
 
-/** Messages counted per status (the newest this many of each). */
-const COUNT_LIMIT = 1000;
-
 type Row = Endpoint & { delivered: number; failed: number; pending: number };
 
+/** Endpoints with their message counts by status (`GET /v1/stats/webhooks`, one grouped count). */
 async function loadEndpoints(): Promise<Row[]> {
-  const { data } = await api<{ data: Endpoint[] }>('GET', '/v1/webhook-endpoints');
-  return Promise.all(
-    data.map(async (ep) => {
-      const count = async (status: string) =>
-        (await api<{ data: Delivery[] }>('GET', `/v1/webhook-endpoints/${encodeURIComponent(ep.id)}/deliveries?status=${status}&limit=${COUNT_LIMIT}`)).data.length;
-      const [delivered, failed, pending] = await Promise.all([count('delivered'), count('failed'), count('pending')]);
-      return { ...ep, delivered, failed, pending };
-    }),
-  );
+  const [{ data }, counts] = await Promise.all([
+    api<{ data: Endpoint[] }>('GET', '/v1/webhook-endpoints'),
+    api<{ data: Array<{ endpoint_id: string; pending: number; delivered: number; failed: number }> }>('GET', '/v1/stats/webhooks'),
+  ]);
+  const byId = new Map(counts.data.map((c) => [c.endpoint_id, c]));
+  return data.map((ep) => ({ ...ep, delivered: byId.get(ep.id)?.delivered ?? 0, failed: byId.get(ep.id)?.failed ?? 0, pending: byId.get(ep.id)?.pending ?? 0 }));
 }
 
-const countText = (n: number) => (n >= COUNT_LIMIT ? `${fmt.int(n)}+` : fmt.int(n));
+const countText = (n: number) => fmt.int(n);
 
 function DeliveryLog(props: { endpoint: Endpoint; onChange: () => void }) {
   const base = `/v1/webhook-endpoints/${encodeURIComponent(props.endpoint.id)}`;
@@ -81,6 +76,13 @@ function DeliveryLog(props: { endpoint: Endpoint; onChange: () => void }) {
     }
     await log.reload();
     props.onChange();
+    // A queued message is attempted within a moment: read the log again to show how it went.
+    for (const ms of [1000, 3000]) {
+      setTimeout(() => {
+        void log.reload();
+        props.onChange();
+      }, ms);
+    }
   };
 
   return (
@@ -204,7 +206,7 @@ export function WebhooksPage() {
   return (
     <>
       <h1>Webhooks</h1>
-      <p class="hint">Counts are of each endpoint's newest {fmt.int(COUNT_LIMIT)} messages per status.</p>
+      <p class="hint">Messages stored for each endpoint, by status: delivered (2xx), failed (attempts exhausted: out again only by replay or recover), pending (waiting for an attempt).</p>
       {secret ? <SecretOnce label={secret.label} value={secret.value} onDismiss={() => setSecret(null)} /> : null}
       {endpoints.error ? <p class="form-error">{endpoints.error}</p> : null}
       <SortableTable
@@ -244,6 +246,7 @@ export function WebhooksPage() {
           <SchemaForm
             title="Add a webhook endpoint"
             fields={fieldsOf(bodySchema(doc, 'POST', '/v1/webhook-endpoints'), { order: ['url', 'events', 'publisher_id', 'description', 'api_key', 'enabled'], labels: { api_key: 'API key (generated when empty)' } })}
+            initial={{ enabled: true }}
             submitLabel="Create endpoint"
             onCancel={() => setCreating(false)}
             onSubmit={async (body) => {

@@ -1,6 +1,9 @@
 /**
- * `GET /v1/stats/series?from=<ISO 8601>&to=<ISO 8601>&step=minute|hour|day[&publisher_id=][&partner_id=]`
- * (DESIGN section 7), behind the admin Bearer key: per-bucket counts, rates and latency
+ * Statistics read from the store, behind the admin Bearer key:
+ * - `GET /v1/stats/webhooks`: each webhook endpoint's messages by status (pending, delivered,
+ *   failed), one grouped count of the outbox, for the console's webhook table (DESIGN section 12);
+ * - `GET /v1/stats/series?from=<ISO 8601>&to=<ISO 8601>&step=minute|hour|day[&publisher_id=][&partner_id=]`
+ *   (DESIGN section 7): per-bucket counts, rates and latency
  * percentiles summed over every node from the store (`reporting/stats-series.ts`). `from` and `to`
  * must carry a time zone (`Z` or an offset) so a bucket is never read in the server's local time;
  * buckets overlapping `[from, to)` are answered and the answer's `from`/`to` are their aligned
@@ -16,7 +19,7 @@ import type {} from '@fastify/swagger';
 import { Type, type Static } from '@sinclair/typebox';
 import { AdxError, type FieldError } from '../../domain/errors.js';
 import { exchangeSeries, partnerSeries, type SeriesStep } from '../../reporting/stats-series.js';
-import type { SeriesStore } from '../../storage/ports.js';
+import type { OutboxStore, SeriesStore } from '../../storage/ports.js';
 import { createAdminAuthHook } from '../admin/auth.js';
 import { adminErrorResponses } from '../admin/schemas.js';
 
@@ -71,10 +74,23 @@ export const SeriesJson = Type.Object({
 
 /** What {@link statsSeriesRoutes} needs. */
 export interface StatsSeriesRouteOptions {
-  store: { series: SeriesStore };
+  store: { series: SeriesStore; outbox: Pick<OutboxStore, 'statusCounts'> };
   /** `ADX_ADMIN_KEY`; an empty string refuses every call (401). */
   adminKey: string;
 }
+
+/** `GET /v1/stats/webhooks` answer. */
+export const WebhookStatsJson = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      endpoint_id: Type.String(),
+      pending: Type.Integer({ description: 'Waiting for their first or next attempt' }),
+      delivered: Type.Integer({ description: 'Answered 2xx' }),
+      failed: Type.Integer({ description: 'Attempts exhausted (or endpoint gone); out again only by replay or recover' }),
+    }),
+    { description: 'One entry per endpoint with messages, by endpoint id' },
+  ),
+});
 
 /** ms since the epoch of an ISO 8601 date-time with a zone, or undefined. */
 function parseInstant(value: string): number | undefined {
@@ -88,6 +104,14 @@ const { 400: badRequest, 401: unauthorized } = adminErrorResponses;
 /** Registers `GET /v1/stats/series` behind the admin key (see the module comment). */
 export const statsSeriesRoutes: FastifyPluginAsync<StatsSeriesRouteOptions> = async (app, { store, adminKey }) => {
   app.addHook('onRequest', createAdminAuthHook(adminKey));
+
+  app.get(
+    '/v1/stats/webhooks',
+    { schema: { tags: ['stats'], summary: "Each webhook endpoint's messages by status", response: { 200: WebhookStatsJson, 401: unauthorized } } },
+    async () => ({
+      data: (await store.outbox.statusCounts()).map((c) => ({ endpoint_id: c.endpointId, pending: c.pending, delivered: c.delivered, failed: c.failed })),
+    }),
+  );
 
   app.get<{ Querystring: SeriesQueryJson }>(
     '/v1/stats/series',

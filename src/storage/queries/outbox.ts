@@ -280,5 +280,21 @@ export function createOutboxQueries(db: Kysely<Database>, options: OutboxQueryOp
         .executeTakeFirstOrThrow();
       return { pending: fromDbInt(row.pending), oldestDueAtMs: fromDbIntOrNull(row.oldest) };
     },
+
+    async statusCounts(): Promise<Array<{ endpointId: string; pending: number; delivered: number; failed: number }>> {
+      const rows = await db
+        .selectFrom('outbox_messages')
+        .select((eb) => ['endpoint_id', 'status', eb.fn.countAll<number>().as('n')])
+        .groupBy(['endpoint_id', 'status'])
+        .orderBy('endpoint_id')
+        .execute();
+      const byEndpoint = new Map<string, { endpointId: string; pending: number; delivered: number; failed: number }>();
+      for (const row of rows) {
+        let counts = byEndpoint.get(row.endpoint_id);
+        if (counts === undefined) byEndpoint.set(row.endpoint_id, (counts = { endpointId: row.endpoint_id, pending: 0, delivered: 0, failed: 0 }));
+        if (row.status === 'pending' || row.status === 'delivered' || row.status === 'failed') counts[row.status] += fromDbInt(row.n);
+      }
+      return [...byEndpoint.values()];
+    },
   };
 }
