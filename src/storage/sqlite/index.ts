@@ -25,7 +25,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, sql } from 'kysely';
+import { Kysely, Migrator } from 'kysely';
 import type { Store } from '../ports.js';
 import { createQueryStores } from '../queries/index.js';
 import type { Database } from '../schema.js';
@@ -124,11 +124,16 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       }
     },
 
-    /** Rejects unless the file can be written: takes the write lock (`BEGIN IMMEDIATE`) and rolls back at once. */
+    /**
+     * Rejects unless the file can be written: takes the write lock (`BEGIN IMMEDIATE`) and rolls
+     * back at once. Fails fast (after `busy_timeout`): a health probe must not wait out another
+     * process's lock the way queries do (busy-retry.ts), so it runs on the raw connection while it
+     * holds kysely's connection (no transaction of ours is open then).
+     */
     async ping(): Promise<void> {
-      await db.connection().execute(async (conn) => {
-        await sql`begin immediate`.execute(conn);
-        await sql`rollback`.execute(conn);
+      await db.connection().execute(async () => {
+        sqlite.exec('begin immediate');
+        sqlite.exec('rollback');
       });
     },
 
