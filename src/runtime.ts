@@ -58,7 +58,7 @@ export interface Runtime {
   /**
    * Listens on `config.server.port`/`host`, starts background work, then warms the bid path up
    * (`/healthz` answers at once, `/readyz` 503 until warm-up is done); resolves with the bound URL
-   * once warm.
+   * once warm. A cluster worker (`clusterWorkerIndex`) warms up first and listens after.
    */
   start(): Promise<string>;
   /** Graceful stop: stop accepting, drain in-flight requests, flush counters, close the store. */
@@ -389,15 +389,21 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       webhookDispatcher.start();
       reportScheduler.start();
       alertEvaluator.start();
+      const warmUpNow = async () => {
+        try {
+          const report = await warmUp();
+          log.info({ ...report }, 'bid path warm');
+        } catch (error) {
+          // A bug in the bid path shows on live traffic too; serving cold beats never turning ready.
+          log.error({ err: error }, 'warm-up failed; ready anyway');
+        }
+        warm = true;
+      };
+      // A cluster worker warms up before it listens: the primary hands connections to every worker
+      // that listens, so a warming one would get live traffic while its siblings are ready.
+      if (options.clusterWorkerIndex !== undefined) await warmUpNow();
       const url = await app.listen({ port: config.server.port, host: config.server.host });
-      try {
-        const report = await warmUp();
-        log.info({ ...report }, 'bid path warm');
-      } catch (error) {
-        // A bug in the bid path shows on live traffic too; serving cold beats never turning ready.
-        log.error({ err: error }, 'warm-up failed; ready anyway');
-      }
-      warm = true;
+      if (options.clusterWorkerIndex === undefined) await warmUpNow();
       return url;
     },
     async close() {
