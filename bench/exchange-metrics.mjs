@@ -3,28 +3,63 @@
  * outcome, shed and late answers as the exchange counts them, the outbox depth, and the event-loop
  * delay of prom-client's default metrics. Importing this module does nothing.
  *
- * With `serve --workers N > 1` each scrape reaches one worker (the cluster balances connections),
- * so the figures are that worker's; the harness says so under the table.
+ * With `serve --workers N > 1` each connection reaches one worker (the cluster hands connections
+ * round-robin), so `scrapeMetrics(url, workers)` scrapes over fresh connections until it has seen
+ * every worker (told apart by `adx_worker_info{pid}`) and sums them: counters and the outbox depth
+ * add up, the event-loop delay is the worst worker's.
  */
+import { Client } from 'undici';
 
 /**
  * One scrape: `value(name, labels)` sums every sample of `name` whose labels include `labels`
  * (0 when absent).
  * @typedef {object} MetricsSnapshot
  * @property {(name: string, labels?: Record<string, string>) => number} value
+ * @property {() => string | undefined} pid the scraped process's pid (`adx_worker_info`), when one process was scraped
  */
 
 /** Resolution of prom-client's event-loop monitor, ms: its histogram counts it in every sample. */
 export const EVENT_LOOP_RESOLUTION_MS = 10;
 
 /**
- * Scrapes `${url}/metrics`.
+ * Scrapes `${url}/metrics` of every worker (`workers` > 1: one fresh connection per scrape until
+ * each worker's pid was seen, at most 10 tries per worker).
  * @param {string} url the exchange's base URL
+ * @param {number} [workers] how many exchange processes serve `url` (default 1)
  * @returns {Promise<MetricsSnapshot>}
  */
-export async function scrapeMetrics(url) {
-  const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) });
-  const text = await res.text();
+export async function scrapeMetrics(url, workers = 1) {
+  if (workers <= 1) return parseSnapshot(await scrapeText(url));
+  /** @type {Map<string, MetricsSnapshot>} */
+  const byPid = new Map();
+  for (let i = 0; i < workers * 10 && byPid.size < workers; i++) {
+    const snapshot = parseSnapshot(await scrapeText(url));
+    // Keep each worker's first scrape: a second one would cover only the instants since the first
+    // (prom-client resets its event-loop histogram at every scrape).
+    const pid = snapshot.pid() ?? `unknown-${i}`;
+    if (!byPid.has(pid)) byPid.set(pid, snapshot);
+  }
+  const all = [...byPid.values()];
+  return {
+    // The outbox depth is the shared store's (every worker reports the same) and delay is per process: the max.
+    value: (name, want) => (/_lag_|^adx_outbox_depth$/.test(name) ? Math.max(...all.map((s) => s.value(name, want))) : all.reduce((sum, s) => sum + s.value(name, want), 0)),
+    pid: () => undefined,
+  };
+}
+
+/** One scrape over its own connection (closed after), so the cluster may hand it to another worker. @param {string} url */
+async function scrapeText(url) {
+  const client = new Client(url);
+  try {
+    const res = await client.request({ method: 'GET', path: '/metrics', headers: { connection: 'close' }, headersTimeout: 5000, bodyTimeout: 5000 });
+    return await res.body.text();
+  } finally {
+    await client.close();
+  }
+}
+
+/** @param {string} text Prometheus text @returns {MetricsSnapshot & { pid: () => string | undefined }} */
+function parseSnapshot(text) {
   /** @type {{ name: string, labels: Record<string, string>, value: number }[]} */
   const samples = [];
   for (const line of text.split('\n')) {
@@ -37,6 +72,7 @@ export async function scrapeMetrics(url) {
     samples.push({ name: match[1] ?? '', labels, value: Number(match[3]) });
   }
   return {
+    pid: () => samples.find((s) => s.name === 'adx_worker_info')?.labels.pid,
     value(name, want = {}) {
       let sum = 0;
       for (const s of samples) {

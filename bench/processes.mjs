@@ -105,11 +105,19 @@ export async function freePort() {
 
 /**
  * Peak resident set size of a process in MiB: `VmHWM` from `/proc/<pid>/status` (Linux), else the
- * current RSS from `ps` (a lower bound of the peak), else undefined.
+ * current RSS from `ps` (a lower bound of the peak), else undefined. With `withChildren` (a
+ * `serve --workers` primary), the sum over the process and its direct children.
  * @param {number} pid
+ * @param {{ withChildren?: boolean }} [options]
  * @returns {Promise<{ mib: number, source: 'VmHWM' | 'ps' } | undefined>}
  */
-export async function peakRss(pid) {
+export async function peakRss(pid, options = {}) {
+  if (options.withChildren) {
+    const children = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout.split('\n').map(Number).filter((n) => n > 0);
+    const all = await Promise.all([pid, ...children].map((p) => peakRss(p)));
+    if (all.some((r) => r === undefined)) return undefined;
+    return { mib: all.reduce((sum, r) => sum + (r?.mib ?? 0), 0), source: all.every((r) => r?.source === 'VmHWM') ? 'VmHWM' : 'ps' };
+  }
   try {
     const status = await readFile(`/proc/${pid}/status`, 'utf8');
     const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(status);

@@ -49,7 +49,7 @@ export async function runColdStart({ scenario, group, partnerUrls, settings }) {
     });
     try {
       readyMs.push(adx.readyAfterMs);
-      const before = await scrapeMetrics(adx.url);
+      const before = await scrapeMetrics(adx.url, settings.workers);
       const { headers, body } = requestFor(scenario, apiKey);
       const pool = new Pool(adx.url, { connections: COLD_BURST.clients, pipelining: 1 });
       let runLate = 0;
@@ -71,10 +71,10 @@ export async function runColdStart({ scenario, group, partnerUrls, settings }) {
       await Promise.all(Array.from({ length: COLD_BURST.clients }, client));
       await pool.close();
       clientLate += runLate;
-      const counted = exchangeDelta(before, await scrapeMetrics(adx.url));
+      const counted = exchangeDelta(before, await scrapeMetrics(adx.url, settings.workers));
       adxLate += counted.late;
       shed += counted.shed;
-      rssMiB = Math.max(rssMiB ?? 0, (await peakRss(adx.pid))?.mib ?? 0);
+      rssMiB = Math.max(rssMiB ?? 0, (await peakRss(adx.pid, { withChildren: settings.workers > 1 }))?.mib ?? 0);
       settings.log(
         `${scenario.title}: start ${i}/${settings.pairs}: ready after ${adx.readyAfterMs.toFixed(0)} ms; burst ${JSON.stringify(statuses)} so far, ` +
           `late ${runLate} (exchange: ${counted.late}), shed ${JSON.stringify(counted.shedByReason)}`,

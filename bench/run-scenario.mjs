@@ -27,6 +27,7 @@ import { median } from './table.mjs';
  * @property {string[]} nodeArgs extra node flags of the exchange (e.g. --cpu-prof)
  * @property {string} tmpDir parent folder for per-scenario temp folders
  * @property {import('./processes.mjs').CpuLayout | undefined} layout pinned CPUs (wrk runs on `layout.load`)
+ * @property {number} workers exchange processes (`serve --workers`), for scraping every worker's counters
  * @property {(line: string) => void} log progress output
  */
 
@@ -160,10 +161,10 @@ export async function runScenario({ scenario, group, partnerUrls, settings, satu
       baseLate += b.late;
       log(`${scenario.title}: baseline run ${i}/${settings.pairs}: ${b.requestsPerSec.toFixed(0)} req/s, non-2xx ${b.non2xx}, late ${b.late}`);
       const before = receiver ? await verifiedDeliveries(receiver) : 0;
-      const metricsBefore = await scrapeMetrics(adx.url);
+      const metricsBefore = await scrapeMetrics(adx.url, settings.workers);
       const a = await closedRun(adx.url, settings.durationSec);
       if (receiver) hookRates.push(((await verifiedDeliveries(receiver)) - before) / a.durationSec);
-      const counted = exchangeDelta(metricsBefore, await scrapeMetrics(adx.url));
+      const counted = exchangeDelta(metricsBefore, await scrapeMetrics(adx.url, settings.workers));
       winRates.push(counted.wins / a.durationSec);
       outboxDepths.push(counted.outboxDepth);
       adxLate += counted.late;
@@ -199,12 +200,12 @@ export async function runScenario({ scenario, group, partnerUrls, settings, satu
       notes.push(`${scenario.title}: adx answers by status ${JSON.stringify(adxStatuses)}; baseline late answers ${baseLate}; latency columns are from the 2x runs (worst p99)`);
     } else {
       const fixedTarget = { ...target(adx.url), durationSec: settings.durationSec };
-      const metricsBefore = await scrapeMetrics(adx.url);
+      const metricsBefore = await scrapeMetrics(adx.url, settings.workers);
       const f =
         settings.fixedRateLoader === 'paced'
           ? await runPaced({ ...fixedTarget, ratePerSec: settings.fixedRate, connections: 64 })
           : await runClosedLoop({ ...fixedTarget, connections: 50, overallRate: settings.fixedRate });
-      const counted = exchangeDelta(metricsBefore, await scrapeMetrics(adx.url));
+      const counted = exchangeDelta(metricsBefore, await scrapeMetrics(adx.url, settings.workers));
       adx200 += counted.wins;
       Object.assign(figures, { p50Ms: f.latencyMs?.p50, p99Ms: f.latencyMs?.p99, maxMs: f.latencyMs?.max, loopP99Ms: counted.loopDelayP99Ms, loopMaxMs: counted.loopDelayMaxMs });
       figures.adxLate = (figures.adxLate ?? 0) + counted.late;
@@ -222,16 +223,16 @@ export async function runScenario({ scenario, group, partnerUrls, settings, satu
       // Let the outbox drain, then compare deliveries with the auctions that produced events.
       const drainUntil = Date.now() + Math.max(3_000, settings.durationSec * 1000);
       // Every 200 of the exchange's life (probes, warm-up, runs) as it counted them.
-      adx200 = (await scrapeMetrics(adx.url)).value('adx_requests_total', { type: 'bid', status: 'ok' });
+      adx200 = (await scrapeMetrics(adx.url, settings.workers)).value('adx_requests_total', { type: 'bid', status: 'ok' });
       let delivered = await verifiedDeliveries(receiver);
       while (delivered < adx200 && Date.now() < drainUntil) {
         await new Promise((r) => setTimeout(r, 250));
         delivered = await verifiedDeliveries(receiver);
       }
-      const depth = (await scrapeMetrics(adx.url)).value('adx_outbox_depth');
+      const depth = (await scrapeMetrics(adx.url, settings.workers)).value('adx_outbox_depth');
       notes.push(`${scenario.title}: ${adx200} bid responses with a winning bid (one auction.complete each, counted by the exchange); ${delivered} verified deliveries after the drain wait; outbox depth then ${depth}`);
     }
-    const rss = await peakRss(adx.pid);
+    const rss = await peakRss(adx.pid, { withChildren: settings.workers > 1 });
     figures.peakRssMiB = rss?.mib;
     if (rss?.source === 'ps') notes.push(`${scenario.title}: RSS is the current RSS from ps at the end (no /proc VmHWM)`);
     return { figures, notes };

@@ -169,6 +169,7 @@ async function main() {
       loader: options.loader,
       serveArgs,
       layout,
+      workers: options.workers ?? 1,
       nodeArgs: options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [],
       tmpDir,
       log,
@@ -202,7 +203,9 @@ async function main() {
       `${MACHINE_CPUS} CPUs, load average at start ${load(loadAtStart)}, at end ${load(loadavg())}):`,
   );
   log(`${pinning}; exchange workers: ${options.workers ?? 1}; throughput load by ${options.loaderNote}\n`);
-  if ((options.workers ?? 1) > 1) notes.push('with --workers > 1, the exchange counters (wins/s, late@adx, loop delay, outbox) are those of the worker that answered each /metrics scrape');
+  if ((options.workers ?? 1) > 1) {
+    notes.push(`--workers ${options.workers}: exchange counters summed over every worker (loop delay: the worst worker's); peak RSS is the primary's plus its workers'`);
+  }
   log(renderText(rows));
   if (notes.length > 0) log(`\n${notes.map((n) => `- ${n}`).join('\n')}`);
   if (options.cpuProfDir) {

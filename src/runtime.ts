@@ -41,7 +41,7 @@ import { createSeriesRollup } from './reporting/series-rollup.js';
 import { createAlertRuleService } from './admin/alert-rules.js';
 import { createGroupCommitter } from './storage/group-commit.js';
 import { openStore } from './storage/open-store.js';
-import { leaderLockFor } from './storage/postgres/leader.js';
+import { createLocalLeaderLock, leaderLockFor, type LeaderLock } from './storage/postgres/leader.js';
 import type { OutboxMessage, Store } from './storage/ports.js';
 import { createWebhookDispatcher } from './webhooks/dispatcher.js';
 import { warmUpBidPath } from './warm-up.js';
@@ -59,7 +59,7 @@ export interface Runtime {
   /**
    * Listens on `config.server.port`/`host`, starts background work, then warms the bid path up
    * (`/healthz` answers at once, `/readyz` 503 until warm-up is done); resolves with the bound URL
-   * once warm.
+   * once warm. A cluster worker (`clusterWorkerIndex`) warms up first and listens after.
    */
   start(): Promise<string>;
   /** Graceful stop: stop accepting, drain in-flight requests, flush counters, close the store. */
@@ -74,13 +74,26 @@ export interface RuntimeOptions {
   ids?: IdGenerator;
   /** An already open store (tests), else `openStore(config.storage.databaseUrl)`. */
   store?: Store;
+  /**
+   * Set in `serve --workers N` workers (0..N-1). The cluster's primary released stale claims
+   * before forking, so workers never release claims at start; on SQLite (no cluster-wide lock)
+   * only worker 0 runs the singleton jobs (report.daily, alerts).
+   */
+  clusterWorkerIndex?: number;
 }
 
 /** Resolves the notice-signing secret: config, else the one kept in the store (generated once). */
-async function resolveSecretKey(config: Config, store: Store): Promise<Buffer> {
+export async function resolveSecretKey(config: Config, store: Store): Promise<Buffer> {
   if (config.security.secretKey) return Buffer.from(config.security.secretKey, 'utf8');
   const stored = await store.settings.setIfAbsent(SECRET_KEY_SETTING, randomBytes(32).toString('base64url'));
   return Buffer.from(stored, 'utf8');
+}
+
+/** A lock that is never held (a cluster worker that leaves singleton jobs to worker 0). */
+function neverLeader(): LeaderLock {
+  const lock = createLocalLeaderLock();
+  void lock.release();
+  return lock;
 }
 
 /** Builds the exchange. @throws when the store cannot be opened or migrated. */
@@ -92,6 +105,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   await store.migrate();
   const secretKey = await resolveSecretKey(config, store);
   const metrics = createMetrics();
+  metrics.workerInfo.set({ worker: options.clusterWorkerIndex === undefined ? '-' : String(options.clusterWorkerIndex), pid: String(process.pid) }, 1);
 
   const storedRates = await store.settings.get(RATES_SETTING);
   const rates = createRatesHolder(storedRates ? JSON.parse(storedRates) : (config.currency.rates ? { base: 'USD', ...config.currency.rates } : bundledRates));
@@ -149,8 +163,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     attemptTimeoutMs: config.webhooks.attemptTimeoutMs,
     perEndpointConcurrency: config.webhooks.perEndpointConcurrency,
     disableAfterFailingMs: config.webhooks.disableAfterFailingMs,
-    // A SQLite node is the only node: claims it finds at start belong to a dead process.
-    releaseAllClaimsAtStart: store.kind === 'sqlite',
+    // A SQLite node is the only node: claims it finds at start belong to a dead process. In a
+    // cluster the primary did that before forking; a worker's would be its siblings' live claims.
+    releaseAllClaimsAtStart: store.kind === 'sqlite' && options.clusterWorkerIndex === undefined,
   });
 
   /** `auction.complete` rows for an auction's winners (records and results are in the same order). */
@@ -259,9 +274,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     emitter,
   });
   // report.daily and alert evaluation run once across the cluster (PostgreSQL advisory locks).
-  const reportLeader = leaderLockFor(store, 'report.daily');
-  const alertLeader = leaderLockFor(store, 'alerts');
-  const rollupLeader = leaderLockFor(store, 'series.rollup');
+  // SQLite's lock is local (always leader): in a cluster only worker 0 takes it.
+  const singletonJobsHere = store.kind !== 'sqlite' || (options.clusterWorkerIndex ?? 0) === 0;
+  const reportLeader = singletonJobsHere ? leaderLockFor(store, 'report.daily') : neverLeader();
+  const alertLeader = singletonJobsHere ? leaderLockFor(store, 'alerts') : neverLeader();
+  const rollupLeader = singletonJobsHere ? leaderLockFor(store, 'series.rollup') : neverLeader();
   const reportScheduler = createReportScheduler({
     store,
     counters,
@@ -386,15 +403,21 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       reportScheduler.start();
       alertEvaluator.start();
       seriesRollup.start();
+      const warmUpNow = async () => {
+        try {
+          const report = await warmUp();
+          log.info({ ...report }, 'bid path warm');
+        } catch (error) {
+          // A bug in the bid path shows on live traffic too; serving cold beats never turning ready.
+          log.error({ err: error }, 'warm-up failed; ready anyway');
+        }
+        warm = true;
+      };
+      // A cluster worker warms up before it listens: the primary hands connections to every worker
+      // that listens, so a warming one would get live traffic while its siblings are ready.
+      if (options.clusterWorkerIndex !== undefined) await warmUpNow();
       const url = await app.listen({ port: config.server.port, host: config.server.host });
-      try {
-        const report = await warmUp();
-        log.info({ ...report }, 'bid path warm');
-      } catch (error) {
-        // A bug in the bid path shows on live traffic too; serving cold beats never turning ready.
-        log.error({ err: error }, 'warm-up failed; ready anyway');
-      }
-      warm = true;
+      if (options.clusterWorkerIndex === undefined) await warmUpNow();
       return url;
     },
     async close() {

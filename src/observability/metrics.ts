@@ -39,6 +39,8 @@ export interface Metrics {
   partnerNotices: Counter<'kind' | 'outcome'>;
   /** Bid answers (any status) finished after the request's tmax, counted from arrival (the exchange's own clock). */
   lateAnswers: Counter<never>;
+  /** 1, labelled with this process's `serve --workers` index (`-` when not clustered) and pid: tells which worker answered a scrape. */
+  workerInfo: Gauge<'worker' | 'pid'>;
   /** Requests currently being handled on the bid endpoint. */
   inFlight: Gauge<never>;
 }
@@ -57,6 +59,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     requests: new Counter({ name: 'adx_requests_total', help: 'Requests by endpoint type and outcome', labelNames: ['type', 'status'], registers }),
     requestTime: new Histogram({ name: 'adx_request_time_seconds', help: 'Request duration by endpoint type', labelNames: ['type'], buckets: LATENCY_BUCKETS, registers }),
     shed: new Counter({ name: 'adx_requests_shed_total', help: 'Bid requests shed under overload (answered 204 at once)', labelNames: ['reason'], registers }),
+    workerInfo: new Gauge({ name: 'adx_worker_info', help: 'This exchange process: serve --workers index and pid', labelNames: ['worker', 'pid'], registers }),
     lateAnswers: new Counter({ name: 'adx_bid_answers_late_total', help: 'Bid answers sent after the request tmax, measured from arrival', registers }),
     imps: new Counter({ name: 'adx_imps_total', help: 'Imps in valid bid requests', registers }),
     adapterRequests: new Counter({ name: 'adx_adapter_requests_total', help: 'Calls to demand partners', labelNames: ['adapter', 'hasbids'], registers }),

@@ -1,6 +1,6 @@
 /**
  * Unauthenticated operational routes (DESIGN section 7): `/healthz` (the process serves every
- * route and the store is migrated), `/readyz` (the store answers and background workers run),
+ * route and the store is migrated), `/readyz` (the store answers, background workers run, the bid path is warm),
  * `/metrics` (Prometheus text), `/v1/openapi.json` (generated from the route schemas).
  */
 import type { FastifyInstance } from 'fastify';
@@ -17,7 +17,7 @@ export async function healthRoutes(
   const timeoutMs = options.readyTimeoutMs ?? 500;
   app.get('/healthz', { schema: { tags: ['health'], summary: 'Liveness' } }, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', { schema: { tags: ['health'], summary: 'Readiness: store reachable, workers running' } }, async (_request, reply) => {
+  app.get('/readyz', { schema: { tags: ['health'], summary: 'Readiness: store reachable, workers running, bid path warm' } }, async (_request, reply) => {
     const results: Record<string, string> = {};
     let ready = true;
     await Promise.all(

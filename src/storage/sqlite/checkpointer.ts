@@ -70,6 +70,8 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
     async stop() {
       if (!stopped) {
         stopped = true;
+        // Referenced again while it winds down, so a caller awaiting stop() keeps the process alive.
+        worker.ref();
         worker.postMessage('stop');
       }
       await exited;

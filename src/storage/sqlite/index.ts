@@ -9,7 +9,8 @@
  *   can lose the last few commits. That is the durability DESIGN section 6 asks for ("a crash
  *   (SIGKILL) loses no event whose response went out") at a fraction of FULL's fsync per commit.
  * - `busy_timeout=20`: another process holding the write lock (e.g. `adx migrate` beside a
- *   running server, a backup tool) is waited for up to 20 ms, then SQLITE_BUSY. better-sqlite3
+ *   running server, a backup tool, a sibling `serve --workers` process) is waited for up to 20 ms,
+ *   then SQLITE_BUSY, which `busy-retry.ts` retries after asynchronous pauses for up to 5 s. better-sqlite3
  *   waits synchronously, freezing the event loop, so a long timeout would make every request late
  *   while the file is locked; a short one turns a locked file into a fast failure (bid requests
  *   then answer 503 and `/readyz` goes red, DESIGN section 2).
@@ -24,10 +25,11 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator } from 'kysely';
 import type { Store } from '../ports.js';
 import { createQueryStores } from '../queries/index.js';
 import type { Database } from '../schema.js';
+import { BusyRetrySqliteDialect } from './busy-retry.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { sqliteMigrationProvider } from './migrations/index.js';
 
@@ -88,6 +90,11 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   const database = {
     close: () => sqlite.close(),
     prepare(sqlText: string): BetterSqlite3.Statement {
+      // kysely opens transactions with a deferred `begin`: a transaction that reads and then writes
+      // fails at once with SQLITE_BUSY (no busy wait) when another process committed in between,
+      // which `serve --workers N` makes routine. `begin immediate` takes the write lock first, so
+      // a second process waits (busy_timeout) instead. One process: no difference.
+      if (sqlText === 'begin') sqlText = 'begin immediate';
       let statement = statements.get(sqlText);
       if (statement === undefined) {
         statement = sqlite.prepare(sqlText);
@@ -97,7 +104,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       return statement;
     },
   };
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new BusyRetrySqliteDialect({ database }, sqlite) });
   const queries = createQueryStores(db, { supportsSkipLocked: false });
   let closed = false;
 
@@ -117,11 +124,16 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       }
     },
 
-    /** Rejects unless the file can be written: takes the write lock (`BEGIN IMMEDIATE`) and rolls back at once. */
+    /**
+     * Rejects unless the file can be written: takes the write lock (`BEGIN IMMEDIATE`) and rolls
+     * back at once. Fails fast (after `busy_timeout`): a health probe must not wait out another
+     * process's lock the way queries do (busy-retry.ts), so it runs on the raw connection while it
+     * holds kysely's connection (no transaction of ours is open then).
+     */
     async ping(): Promise<void> {
-      await db.connection().execute(async (conn) => {
-        await sql`begin immediate`.execute(conn);
-        await sql`rollback`.execute(conn);
+      await db.connection().execute(async () => {
+        sqlite.exec('begin immediate');
+        sqlite.exec('rollback');
       });
     },
 
