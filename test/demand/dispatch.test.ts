@@ -296,14 +296,23 @@ describe('demand dispatcher', () => {
     expect(await metricValue(metrics.adapterErrors, { adapter: 'dsp_x', adapter_error: 'bad_input' })).toBe(1);
   });
 
-  it('calls no partner when the request has no banner imp', async () => {
-    const dsp = await fake(bidEveryImp());
+  it('does not call a partner whose media_types take none of the imps; reduces imps for the others', async () => {
+    const bannerOnly = await fake(bidEveryImp());
+    const videoOnly = await fake(bidEveryImp());
     const { dispatcher, clock } = setup();
-    const request: BidRequest = { id: 'r-video', imp: [{ id: 'v', video: { mimes: ['video/mp4'] } }] };
-    const { bids, calls } = await dispatcher.dispatch(request, [partner('dsp_a', dsp.url)], { publisherId: 'pub_1', deadlineMonoMs: deadline(clock, 500) });
-    expect(bids).toEqual([]);
-    expect(calls[0]?.outcome).toBe('skipped');
-    expect(dsp.requests).toHaveLength(0);
+    const request: BidRequest = { id: 'r-video', imp: [{ id: 'v', video: { mimes: ['video/mp4'] } }, { id: 'bv', banner: { w: 300, h: 250 }, video: { mimes: ['video/mp4'] } }] };
+    const partners = [partner('dsp_b', bannerOnly.url, { mediaTypes: ['native'] }), partner('dsp_v', videoOnly.url, { mediaTypes: ['video'] })];
+    const { calls } = await dispatcher.dispatch(request, partners, { publisherId: 'pub_1', deadlineMonoMs: deadline(clock, 500) });
+    expect(calls.map((c) => [c.partnerId, c.outcome, c.errors])).toEqual([
+      ['dsp_b', 'skipped', []],
+      ['dsp_v', 'bids', []],
+    ]);
+    expect(bannerOnly.requests).toHaveLength(0);
+    const sent = videoOnly.requests[0]?.body as BidRequest;
+    expect(sent.imp).toEqual([
+      { id: 'v', video: { mimes: ['video/mp4'] } },
+      { id: 'bv', video: { mimes: ['video/mp4'] } },
+    ]);
   });
 
   it('numbers bids across partners in the order they arrived', async () => {

@@ -38,6 +38,7 @@ export interface TestPartner {
   timeout_ms?: number;
   gzip?: boolean;
   qps_limit?: number | null;
+  media_types?: Array<'banner' | 'video' | 'audio' | 'native'>;
 }
 
 /** A running test exchange. */
