@@ -3,8 +3,9 @@
  * and adding the exchange's impression tracker to it (DESIGN section 4 "Media types").
  *
  * Native 1.2 section 5.1: the response is a JSON object, sent by some bidders inside an outer
- * `{"native": {...}}` (the 1.0 form) and by others bare; both are read, and the answer keeps the
- * form the partner used. Section 5.8 `eventtrackers` (event 1 = impression, method 1 = image
+ * `{"native": {...}}` (the 1.0/1.1 form) and by others bare; both are read, and the publisher
+ * always gets the bare 1.2 form (what Prebid.js and 1.2 renderers read: `assets` at the top;
+ * Prebid.js refuses a wrapped response). Section 5.8 `eventtrackers` (event 1 = impression, method 1 = image
  * pixel) is where 1.2 puts impression trackers; the legacy `imptrackers` list (5.1) gets the URL
  * too when the response uses it, so a renderer reading either fires ours.
  */
@@ -56,12 +57,13 @@ export function readNativeMarkup(adm: string, parsed?: { value: unknown }): Nati
  * The native response as JSON with the exchange's impression tracker added: `{event: 1,
  * method: 1, url}` appended to `eventtrackers` (created when absent), and `url` appended to
  * `imptrackers` when the response has that list. The partner's own trackers and every other
- * field are kept, in the form (wrapped or bare) the partner sent. Pure: `native` is not mutated.
+ * field of the response are kept; a `native` wrapper is removed (Native 1.2 form). Pure:
+ * `native` is not mutated.
  */
 export function addNativeImpression(native: NativeMarkup, impressionUrl: string): string {
   const response: Record<string, unknown> = { ...native.response };
   const eventtrackers = Array.isArray(native.response.eventtrackers) ? native.response.eventtrackers : [];
   response.eventtrackers = [...eventtrackers, { event: 1, method: 1, url: impressionUrl }];
   if (Array.isArray(native.response.imptrackers)) response.imptrackers = [...native.response.imptrackers, impressionUrl];
-  return JSON.stringify(native.wrapped ? { ...native.outer, native: response } : response);
+  return JSON.stringify(response);
 }

@@ -198,8 +198,7 @@ function impressionUrlOf(type: string, adm: string): string | undefined {
   if (type === 'video' || type === 'audio') return /<Impression><!\[CDATA\[([^\]]*\/v1\/notice\/impression[^\]]*)\]\]><\/Impression>/.exec(adm)?.[1];
   if (type === 'native') {
     try {
-      const parsed = JSON.parse(adm) as { native?: { eventtrackers?: Array<{ url?: string }> }; eventtrackers?: Array<{ url?: string }> };
-      const trackers = (parsed.native ?? parsed).eventtrackers ?? [];
+      const trackers = (JSON.parse(adm) as { eventtrackers?: Array<{ url?: string }> }).eventtrackers ?? [];
       return trackers.map((t) => t.url).find((u) => typeof u === 'string' && u.includes('/v1/notice/impression'));
     } catch {
       return undefined;

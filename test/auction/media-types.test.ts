@@ -147,11 +147,13 @@ describe('native: the exchange impression event tracker', () => {
     expect(out.assets).toEqual([{ id: 1 }]);
   });
 
-  it('wrapped response keeps its wrapper; imptrackers gets the URL when the response uses them', () => {
+  it('wrapped response is served bare (Native 1.2 form); imptrackers gets the URL when the response uses them', () => {
     const adm = JSON.stringify({ native: { ver: '1.1', assets: [{ id: 1 }], link: { url: 'https://b.example' }, imptrackers: ['https://dsp.example/i'] } });
     const out = JSON.parse(addNativeImpression(readNativeMarkup(adm)!, IMP_URL));
-    expect(out.native.imptrackers).toEqual(['https://dsp.example/i', IMP_URL]);
-    expect(out.native.eventtrackers).toEqual([{ event: 1, method: 1, url: IMP_URL }]);
+    expect(out).not.toHaveProperty('native');
+    expect(out.assets).toEqual([{ id: 1 }]);
+    expect(out.imptrackers).toEqual(['https://dsp.example/i', IMP_URL]);
+    expect(out.eventtrackers).toEqual([{ event: 1, method: 1, url: IMP_URL }]);
   });
 
   it('refuses what is not a Native 1.2 response', () => {

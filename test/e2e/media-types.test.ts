@@ -96,8 +96,9 @@ describe('media types end to end', () => {
     const native = bids.get('n');
     expect(native).toMatchObject({ mtype: 4, ext: { prebid: { type: 'native' } } });
     const adm = JSON.parse(native.adm);
-    expect(adm.native.eventtrackers[0]).toEqual({ event: 1, method: 1, url: 'https://dsp.example/i' });
-    expect(adm.native.eventtrackers[1]).toMatchObject({ event: 1, method: 1, url: expect.stringMatching(impUrl) });
+    expect(adm).not.toHaveProperty('native'); // served in the bare Native 1.2 form
+    expect(adm.eventtrackers[0]).toEqual({ event: 1, method: 1, url: 'https://dsp.example/i' });
+    expect(adm.eventtrackers[1]).toMatchObject({ event: 1, method: 1, url: expect.stringMatching(impUrl) });
   });
 
   it('the impression URL in the VAST counts and bills like a banner pixel, once', async () => {
