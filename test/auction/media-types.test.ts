@@ -216,6 +216,16 @@ describe('holdAuction with media types', () => {
     expect(native.winner?.markup).toMatchObject({ type: 'native', native: { wrapped: true } });
   });
 
+  it('secure imp: a VAST namespace and an http ClickThrough load nothing; an http MediaFile gets 207', () => {
+    const secureVideo: Imp = { ...videoImp, secure: 1 };
+    const vast = (media: string) =>
+      `<VAST version="4.0" xmlns="http://www.iab.com/VAST" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><Ad><InLine><AdSystem>d</AdSystem><Impression><![CDATA[https://dsp.example/i]]></Impression><Creatives><Creative><Linear><VideoClicks><ClickThrough><![CDATA[http://brand.example/]]></ClickThrough></VideoClicks><MediaFiles><MediaFile type="video/mp4"><![CDATA[${media}]]></MediaFile></MediaFiles></Linear></Creative></Creatives></InLine></Ad></VAST>`;
+    const ok = only(run({ request: bidRequest({ imp: [secureVideo] }), bids: [vastBid({ adm: vast('https://cdn.example/a.mp4') })] }));
+    expect(ok.winner?.mediaType).toBe('video');
+    const insecure = only(run({ request: bidRequest({ imp: [secureVideo] }), bids: [vastBid({ adm: vast('http://cdn.example/a.mp4') })] }));
+    expect(insecure.losers[0]?.lossReason).toBe(LossReason.creativeFilteredNotSecure);
+  });
+
   it('banner rules stay as they were: a wrong size is still 203', () => {
     const result = only(run({ request: bidRequest({ imp: [bannerImp()] }), bids: [partnerBid(1, { w: 728, h: 90 })] }));
     expect(result.losers[0]?.lossReason).toBe(LossReason.creativeFilteredSizeNotAllowed);
