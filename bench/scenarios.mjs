@@ -13,12 +13,15 @@ export const TMAX_MS = 100;
 
 /**
  * @typedef {object} Scenario
- * @property {'a' | 'b' | 'c' | 'd' | 'e'} id
+ * @property {'a' | 'b' | 'c' | 'd' | 'e' | 'f'} id
  * @property {string} title short label for the table
  * @property {number} partners how many dsp-sim partners the exchange and baseline call
  * @property {boolean} gzip request body gzip (`content-encoding: gzip`) and `accept-encoding: gzip`
  * @property {boolean} webhooks one endpoint subscribed to `auction.complete` with a receiver
  * @property {boolean} overload offer 2x the saturation rate measured in (a)
+ * @property {'banner' | 'video'} [media] the imp's media type (default banner; `video`: the
+ *   dsp-sim answers a VAST 4.2 InLine, which adx reads and gets its impression tracker into, and
+ *   the baseline passes through as it is)
  */
 
 /** @type {Scenario[]} */
@@ -28,6 +31,7 @@ export const SCENARIOS = [
   { id: 'c', title: 'c) gzip req+resp', partners: 1, gzip: true, webhooks: false, overload: false },
   { id: 'd', title: 'd) webhooks', partners: 1, gzip: false, webhooks: true, overload: false },
   { id: 'e', title: 'e) 2x saturation', partners: 1, gzip: false, webhooks: false, overload: true },
+  { id: 'f', title: 'f) video imp (VAST)', partners: 1, gzip: false, webhooks: false, overload: false, media: 'video' },
 ];
 
 /**
@@ -50,13 +54,24 @@ export function benchBidRequest() {
 }
 
 /**
+ * Scenario (f)'s request: `benchBidRequest` with one instream video imp (640x360 mp4, 5-30 s,
+ * VAST 2-4 protocols) instead of the banner, same floor. Not `secure`: the dsp-sim's VAST
+ * trackers and media are plain-http loopback URLs, which a secure imp refuses (loss 207).
+ * @returns {object}
+ */
+export function benchVideoBidRequest() {
+  const video = { mimes: ['video/mp4'], protocols: [2, 3, 5, 6, 7, 8], w: 640, h: 360, minduration: 5, maxduration: 30, linearity: 1, placement: 1 };
+  return { ...benchBidRequest(), imp: [{ id: '1', video, bidfloor: 0.5, bidfloorcur: 'USD' }] };
+}
+
+/**
  * Headers and body for a scenario, authenticated with `apiKey` (the baseline ignores the key).
  * @param {Scenario} scenario
  * @param {string} apiKey
  * @returns {{ headers: Record<string, string>, body: string | Buffer }}
  */
 export function requestFor(scenario, apiKey) {
-  const json = JSON.stringify(benchBidRequest());
+  const json = JSON.stringify(scenario.media === 'video' ? benchVideoBidRequest() : benchBidRequest());
   /** @type {Record<string, string>} */
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
   if (!scenario.gzip) return { headers, body: json };
