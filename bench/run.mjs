@@ -5,7 +5,7 @@
  * and prints one table as fixed-width text, then as Markdown. docs/performance.md explains the
  * scenarios and columns.
  *
- *   npm run bench                         full run (scenarios a-f and cold, 10 s runs, 3 pairs)
+ *   npm run bench                         full run (scenarios a-g and cold, 10 s runs, 3 pairs)
  *   npm run bench -- --quick              3 s runs, scenarios a, d and cold, 2 pairs (< 90 s)
  *   options: --duration <s> --scenarios a,b,... --pairs <n> --connections <n>
  *            --overload-connections <n> --fixed-rate <req/s> --fixed-rate-loader paced|autocannon
@@ -65,7 +65,7 @@ function parseOptions(argv) {
     if (!(Number.isFinite(n) && n > 0)) throw new Error(`--${name} must be a positive number, not ${JSON.stringify(value)}\n${USAGE}`);
     return n;
   };
-  const ids = (values.scenarios ?? (values.quick ? 'a,d,cold' : 'a,b,c,d,e,f,cold')).split(',').map((s) => s.trim().toLowerCase());
+  const ids = (values.scenarios ?? (values.quick ? 'a,d,cold' : 'a,b,c,d,e,f,g,cold')).split(',').map((s) => s.trim().toLowerCase());
   const unknown = ids.filter((id) => !SCENARIOS.some((s) => s.id === id));
   if (unknown.length > 0) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.id).join(', ')}`);
   const fixedRateLoader = values['fixed-rate-loader'];

@@ -27,6 +27,9 @@ export const TMAX_MS = 100;
  *   the paced latency run; `cold-start`: a fresh exchange per pair, a burst as soon as `/readyz`
  *   answers 200 (bench/run-cold-start.mjs), no baseline
  * @property {() => object} [bidRequest] the OpenRTB 2.5 request to send (default `benchBidRequest()`)
+ * @property {'banner' | 'video'} [media] the imp's media type (default banner; `video`: the
+ *   dsp-sim answers a VAST 4.2 InLine, which adx reads and gets its impression tracker into, and
+ *   the baseline passes through as it is)
  */
 
 /** The cold-start burst (issue 15): clients x requests each, sent as soon as `/readyz` answers 200, with this tmax. */
@@ -40,6 +43,7 @@ export const SCENARIOS = [
   { id: 'd', title: 'd) webhooks', partners: 1, gzip: false, webhooks: true, overload: false },
   { id: 'e', title: 'e) 2x saturation', partners: 1, gzip: false, webhooks: false, overload: true },
   { id: 'f', title: 'f) a + GDPR consent', partners: 1, gzip: false, webhooks: false, overload: false, gdpr: true },
+  { id: 'g', title: 'g) video imp (VAST)', partners: 1, gzip: false, webhooks: false, overload: false, media: 'video' },
   { id: 'cold', title: 'cold) burst at ready', partners: 1, gzip: false, webhooks: false, overload: false, kind: 'cold-start', bidRequest: () => ({ ...benchBidRequest(), tmax: COLD_BURST.tmaxMs }) },
 ];
 
@@ -75,13 +79,24 @@ export function benchBidRequest() {
 }
 
 /**
+ * Scenario (f)'s request: `benchBidRequest` with one instream video imp (640x360 mp4, 5-30 s,
+ * VAST 2-4 protocols) instead of the banner, same floor. Not `secure`: the dsp-sim's VAST
+ * trackers and media are plain-http loopback URLs, which a secure imp refuses (loss 207).
+ * @returns {object}
+ */
+export function benchVideoBidRequest() {
+  const video = { mimes: ['video/mp4'], protocols: [2, 3, 5, 6, 7, 8], w: 640, h: 360, minduration: 5, maxduration: 30, linearity: 1, placement: 1 };
+  return { ...benchBidRequest(), imp: [{ id: '1', video, bidfloor: 0.5, bidfloorcur: 'USD' }] };
+}
+
+/**
  * Headers and body for a scenario, authenticated with `apiKey` (the baseline ignores the key).
  * @param {Scenario} scenario
  * @param {string} apiKey
  * @returns {{ headers: Record<string, string>, body: string | Buffer }}
  */
 export function requestFor(scenario, apiKey) {
-  const request = scenario.bidRequest ? scenario.bidRequest() : benchBidRequest();
+  const request = scenario.bidRequest ? scenario.bidRequest() : scenario.media === 'video' ? benchVideoBidRequest() : benchBidRequest();
   const json = JSON.stringify(scenario.gdpr ? { ...request, regs: { gdpr: 1 }, user: { ...request.user, consent: BENCH_TC_STRING } } : request);
   /** @type {Record<string, string>} */
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };

@@ -41,9 +41,35 @@ export async function buildPrebidBundle({ minify = true } = {}) {
   return { outfile: bundlePath, bytes: size };
 }
 
+/** Absolute path of the video and native page's bundle (Prebid.js + the VAST client). */
+export const videoNativeBundlePath = join(here, 'dist', 'prebid-video-native-bundle.js');
+
+/**
+ * Builds the video and native page's bundle (src/video-native.js) like `buildPrebidBundle`.
+ * Resolves to the absolute output path and its size in bytes.
+ */
+export async function buildVideoNativeBundle({ minify = true } = {}) {
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: [join(here, 'src', 'video-native.js')],
+    outfile: videoNativeBundlePath,
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: ['es2020'],
+    minify,
+    sourcemap: minify ? false : 'inline',
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  const { size } = await stat(videoNativeBundlePath);
+  return { outfile: videoNativeBundlePath, bytes: size };
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const started = performance.now();
   const { outfile, bytes } = await buildPrebidBundle();
+  await buildVideoNativeBundle();
   const ms = Math.round(performance.now() - started);
   console.log(`built ${relative(process.cwd(), outfile)} (${(bytes / 1024).toFixed(1)} KiB) in ${ms} ms`);
 }

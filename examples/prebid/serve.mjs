@@ -19,7 +19,7 @@ import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { buildPrebidBundle, bundlePath } from './build.mjs';
+import { buildPrebidBundle, buildVideoNativeBundle, bundlePath, videoNativeBundlePath } from './build.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -28,6 +28,8 @@ const routes = {
   '/': { file: join(here, 'index.html'), type: 'text/html; charset=utf-8' },
   '/index.html': { file: join(here, 'index.html'), type: 'text/html; charset=utf-8' },
   '/dist/prebid-bundle.js': { file: bundlePath, type: 'text/javascript; charset=utf-8' },
+  '/video-native.html': { file: join(here, 'video-native.html'), type: 'text/html; charset=utf-8' },
+  '/dist/prebid-video-native-bundle.js': { file: videoNativeBundlePath, type: 'text/javascript; charset=utf-8' },
 };
 
 /**
@@ -107,11 +109,13 @@ async function main() {
   }
 
   const { bytes } = await buildPrebidBundle();
+  await buildVideoNativeBundle();
   const server = await startExampleServer({ port: Number(values.port), host: values.host });
   const query = new URLSearchParams({ adx: adxUrl, account: account ?? 'REPLACE_WITH_YOUR_PUBLISHER_ID' });
   console.log(`Prebid.js bundle: ${(bytes / 1024).toFixed(1)} KiB`);
   console.log(`example page:     ${server.url}/?${query}`);
   console.log(`  gzip variant:   ${server.url}/?${query}&gzip=1`);
+  console.log(`  video + native: ${server.url}/video-native.html?${query}`);
   console.log('Ctrl-C to stop');
   const stop = () => server.close().then(() => process.exit(0));
   process.once('SIGINT', stop);

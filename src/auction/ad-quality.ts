@@ -110,19 +110,20 @@ export function hasBlockedAttribute(attr: unknown, blocked: ReadonlySet<number>)
 
 /**
  * `http://` where markup loads a resource. A secure imp (`imp.secure = 1`) needs every resource
- * the creative loads over https; navigation targets (`href="http://..."`) load nothing and are
- * allowed. Anything else naming an `http://` URL (`src`, `srcset`, `poster`, `data`, CSS `url()`,
+ * the creative loads over https; navigation targets (`href="http://..."`, a VAST
+ * `<ClickThrough>`) and XML namespace names (`xmlns="http://www.iab.com/VAST"`) load nothing and
+ * are allowed. Anything else naming an `http://` URL (`src`, `srcset`, `poster`, `data`, CSS `url()`,
  * script strings, VAST `<MediaFile>`/tracker text and CDATA) counts as loading it.
  */
 const INSECURE_URL = /http:\/\//gi;
-const NAVIGATION_BEFORE = /\bhref\s*=\s*["']?\s*$/i;
+const NAVIGATION_BEFORE = /(?:\bhref\s*=\s*["']?|\bxmlns(?::[\w.-]+)?\s*=\s*["']|<ClickThrough(?:\s[^>]*)?>\s*(?:<!\[CDATA\[)?)\s*$/i;
 
 /** True when `adm` loads a resource over plain http (see above). Case-insensitive. */
 export function loadsInsecureResource(adm: string): boolean {
   if (adm.search(/http:\/\//i) === -1) return false;
   for (const match of adm.matchAll(INSECURE_URL)) {
     const start = match.index ?? 0;
-    if (!NAVIGATION_BEFORE.test(adm.slice(Math.max(0, start - 24), start))) return true;
+    if (!NAVIGATION_BEFORE.test(adm.slice(Math.max(0, start - 48), start))) return true;
   }
   return false;
 }

@@ -22,6 +22,8 @@ import { auctionTypeOf, chooseResponseCurrency, holdAuction } from './hold-aucti
 import { applyReserve } from './reserve.js';
 import { buildSeatNonBid, wantsAllBidStatus } from './seat-non-bid.js';
 import { impSizesOf, matchBidSize } from './sizes.js';
+import { buildServedMarkup, creativeSizeOf } from './served-markup.js';
+import { MTYPE_OF, offeredMediaTypes } from '../domain/media-type.js';
 import type { ImpAuctionResult, WinningBid } from './types.js';
 
 /** What the exchange commits before answering (bid records now; outbox events later). */
@@ -76,16 +78,15 @@ export interface Exchange {
   handle(request: BidRequest, publisher: PublisherRecord, deadlineMonoMs: number): Promise<ExchangeResult>;
 }
 
-const PIXEL_STYLE = 'position:absolute;left:-9999px;width:1px;height:1px;border:0';
-
-/** Escapes a URL for an HTML attribute value. */
-function attr(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+/** The size a banner bid was accepted at: its own, or the imp's only size (undefined when unknown). */
+function bannerSize(bid: Bid, imp: Imp | undefined): { w: number; h: number } | undefined {
+  const matched = imp ? matchBidSize(bid, impSizesOf(imp)) : null;
+  return matched !== null && matched !== 'unknown' ? matched : undefined;
 }
 
-/** Ids of the imps the exchange auctions (banner imps), in request order. */
+/** Ids of the imps the exchange auctions (every imp offering a media type), in request order. */
 function auctionedImpIds(request: BidRequest): string[] {
-  return request.imp.filter((imp) => imp.banner !== undefined).map((imp) => imp.id);
+  return request.imp.filter((imp) => offeredMediaTypes(imp).length > 0).map((imp) => imp.id);
 }
 
 /** The Prebid bidder code asked for in `imp.ext.prebid.bidder` that the exchange answers to, if any. */
@@ -140,14 +141,25 @@ export function createExchange(deps: ExchangeDeps): Exchange {
   }
 
   /** A 200 answer for a request that asked for every bid's status: the winners' seats (maybe none) and `ext.seatnonbid`. */
-  function transparencyResponse(request: BidRequest, calls: PartnerCallResult[], results: ImpAuctionResult[], seatbid: SeatBid[]): BidResponse {
+  function transparencyResponse(request: BidRequest, calls: PartnerCallResult[], results: ImpAuctionResult[], seatbid: SeatBid[], partners: DemandPartnerRecord[]): BidResponse {
     return {
       id: request.id,
       bidid: ids.next('resp'),
       cur: chooseResponseCurrency(request, deps.rates()),
       seatbid,
-      ext: { seatnonbid: buildSeatNonBid(auctionedImpIds(request), calls, results) },
+      ext: { seatnonbid: seatNonBidOf(request, calls, results, partners) },
     };
+  }
+
+  /** `ext.seatnonbid`, with 202 for imps a partner was not offered for its `media_types`. */
+  function seatNonBidOf(request: BidRequest, calls: PartnerCallResult[], results: ImpAuctionResult[], partners: DemandPartnerRecord[]) {
+    const takes = new Map(partners.map((p) => [p.id, p.mediaTypes]));
+    const offeredById = new Map(request.imp.map((imp) => [imp.id, offeredMediaTypes(imp)]));
+    const notOffered = (partnerId: string, impId: string): boolean => {
+      const types = takes.get(partnerId);
+      return types !== undefined && !(offeredById.get(impId) ?? []).some((t) => types.includes(t));
+    };
+    return buildSeatNonBid(auctionedImpIds(request), calls, results, notOffered);
   }
 
   return {
@@ -159,12 +171,13 @@ export function createExchange(deps: ExchangeDeps): Exchange {
 
       // `ext.prebid.returnallbidstatus`: every answer is 200 with `ext.seatnonbid` (DESIGN section 4 "Transparency").
       const allBidStatus = wantsAllBidStatus(request.ext);
+      let partners: DemandPartnerRecord[] = [];
       const noWin = (calls: PartnerCallResult[], results: ImpAuctionResult[] = []): ExchangeResult => ({
-        response: allBidStatus ? transparencyResponse(request, calls, results, []) : null,
+        response: allBidStatus ? transparencyResponse(request, calls, results, [], partners) : null,
         calls,
       });
-      if (!request.imp.some((imp) => imp.banner !== undefined)) return noWin([]);
-      const partners = (await deps.partners()).filter((p) => p.enabled);
+      if (!request.imp.some((imp) => offeredMediaTypes(imp).length > 0)) return noWin([]);
+      partners = (await deps.partners()).filter((p) => p.enabled);
       if (partners.length === 0) return noWin([]);
 
       // Floors raised to the publisher's reserve: what partners are offered and the auction holds bids to.
@@ -211,16 +224,16 @@ export function createExchange(deps: ExchangeDeps): Exchange {
           issuedAtMs: nowMs,
         });
         const imp = impsById.get(result.impId);
-        const markup = substituteMacros(pb.bid.adm ?? '', macroValues(win));
-        const pixel = `<img src="${attr(`${base}/v1/notice/impression?t=${token}`)}" width="1" height="1" alt="" style="${PIXEL_STYLE}">`;
-        // The size the auction accepted the bid at (the bid's own, or the imp's only size).
-        const matched = imp ? matchBidSize(pb.bid, impSizesOf(imp)) : null;
-        const size = matched !== null && matched !== 'unknown' ? matched : undefined;
+        // The impression notice, in the form the media type needs (DESIGN section 4): a pixel
+        // after banner HTML, an <Impression> in each VAST ad, a native impression event tracker.
+        const adm = buildServedMarkup(pb.bid.adm ?? '', win.markup, `${base}/v1/notice/impression?t=${token}`, macroValues(win));
+        // Banner: the size the auction accepted the bid at (the bid's own, or the imp's only size).
+        const size = win.mediaType === 'banner' ? bannerSize(pb.bid, imp) : creativeSizeOf(pb.bid);
         const bid: Bid = {
           id: bidId,
           impid: result.impId,
           price: fromMicros(win.netResponseMicros),
-          adm: markup + pixel,
+          adm,
           nurl: `${base}/v1/notice/win?t=${token}&price=\${AUCTION_PRICE}`,
           burl: `${base}/v1/notice/billing?t=${token}&price=\${AUCTION_PRICE}`,
         };
@@ -234,11 +247,16 @@ export function createExchange(deps: ExchangeDeps): Exchange {
           bid.h = size.h;
         }
         if (typeof pb.bid.dealid === 'string') bid.dealid = pb.bid.dealid;
+        const dur: unknown = pb.bid.dur;
+        if (typeof dur === 'number' && Number.isInteger(dur) && dur > 0) bid.dur = dur;
+        bid.mtype = MTYPE_OF[win.mediaType];
+        // `ext.prebid.type`: how Prebid.js (Prebid Server adapter) learns the media type.
+        bid.ext = { prebid: { type: win.mediaType } };
         let seat = pb.partnerId;
         const prebidCode = prebidSeat(imp, deps.prebidBidderCodes);
         if (prebidCode !== undefined) {
           seat = prebidCode;
-          bid.ext = { demand_partner_id: pb.partnerId };
+          bid.ext.demand_partner_id = pb.partnerId;
         }
         let seatBid = seats.get(seat);
         if (!seatBid) {
@@ -289,7 +307,7 @@ export function createExchange(deps: ExchangeDeps): Exchange {
       counters.add(publisher.id, { bids: records.length, impsFilled: winners.length }, nowMs);
       setImmediate(fireLosses, outcome.results, outcome.unmatched, rates);
       const response: BidResponse = { id: request.id, bidid: ids.next('resp'), cur: responseCurrency, seatbid: [...seats.values()] };
-      if (allBidStatus) response.ext = { seatnonbid: buildSeatNonBid(auctionedImpIds(request), calls, outcome.results) };
+      if (allBidStatus) response.ext = { seatnonbid: seatNonBidOf(request, calls, outcome.results, partners) };
       return { response, calls };
     },
   };

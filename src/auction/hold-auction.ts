@@ -1,5 +1,5 @@
 /**
- * The auction (DESIGN section 4): one auction per imp that has a `banner`, held in the exchange
+ * The auction (DESIGN section 4): one auction per imp (every imp offers a media type), held in the exchange
  * currency (USD micros of CPM), pure and synchronous. Drop rules live in `bid-filters.ts`, sizes
  * in `sizes.ts`, floors in `imp-context.ts`, prices in `clearing.ts`.
  */
@@ -7,6 +7,7 @@ import type { PartnerBid } from '../demand/contract.js';
 import type { CurrencyConverter } from '../domain/currency.js';
 import type { Micros } from '../domain/money.js';
 import { LossReason, type BidRequest, type LossReasonCode } from '../domain/openrtb.js';
+import { offeredMediaTypes } from '../domain/media-type.js';
 import { buildRequestBlocks } from './ad-quality.js';
 import { isDropped, screenBid, type ScreenedBid } from './bid-filters.js';
 import { clearingUsdMicros, marketBidRatio, netUsdMicros, SECOND_PRICE_INCREMENT_MICROS } from './clearing.js';
@@ -70,6 +71,8 @@ function priceWinner(best: ScreenedBid, second: ScreenedBid | undefined, input: 
   const clearingPartnerMicros = input.rates.fromUsd(clearing, partnerBid.currency) as number;
   return {
     partnerBid,
+    mediaType: best.mediaType,
+    markup: best.markup,
     auctionType,
     bidUsdMicros: best.usdMicros,
     clearingUsdMicros: clearing,
@@ -134,9 +137,9 @@ function settle(state: ImpAuctionState, input: AuctionInput): ImpAuctionResult {
 }
 
 /**
- * Holds one auction per imp of `input.request` that has a `banner` (DESIGN section 4) and
- * returns the results in request imp order, each with a fresh `auc_` id from `input.ids`; imps
- * without a banner get no result. Bids whose `impid` names no auctioned imp go to `unmatched`
+ * Holds one auction per imp of `input.request` that offers a media type (banner, video, audio or
+ * native; DESIGN section 4) and returns the results in request imp order, each with a fresh
+ * `auc_` id from `input.ids`; an imp offering none (validation lets none through) gets no result. Bids whose `impid` names no auctioned imp go to `unmatched`
  * with loss reason 3 (invalid bid response, OpenRTB 2.5 section 5.25).
  *
  * Per imp, in USD micros of CPM: bids are screened by the drop rules of `screenBid` (each
@@ -166,7 +169,7 @@ export function holdAuction(input: AuctionInput): AuctionOutcome {
   const byImpId = new Map<string, ImpAuctionState>();
   const states: ImpAuctionState[] = [];
   for (const imp of request.imp) {
-    if (imp.banner === undefined || imp.banner === null || typeof imp.banner !== 'object') continue;
+    if (offeredMediaTypes(imp).length === 0) continue;
     if (byImpId.has(imp.id)) continue; // ids are unique after validation; keep the first if not
     const state: ImpAuctionState = { ctx: buildImpContext(imp, rates), valid: [], dropped: [] };
     byImpId.set(imp.id, state);

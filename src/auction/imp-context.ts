@@ -6,6 +6,7 @@
 import type { CurrencyConverter } from '../domain/currency.js';
 import { toMicros, type Micros } from '../domain/money.js';
 import type { Imp } from '../domain/openrtb.js';
+import { offeredMediaTypes, type MediaType } from '../domain/media-type.js';
 import { blockedAttributesOf, normalizeDomain } from './ad-quality.js';
 import { impSizesOf, type ImpSizes } from './sizes.js';
 
@@ -24,6 +25,9 @@ export interface DealTerms {
 /** One imp's auction terms. Floors are USD micros of CPM; `undefined` = a floor currency without a rate. */
 export interface ImpAuctionContext {
   imp: Imp;
+  /** The media types the imp offers (its banner/video/audio/native objects); a bid of another type gets 204. */
+  mediaTypes: readonly MediaType[];
+  /** The banner sizes (banner bids only; video, audio and native sizes are not checked). */
   sizes: ImpSizes;
   /** `imp.bidfloor` in USD micros (0 when absent); undefined when `bidfloorcur` has no rate. */
   floorUsdMicros: Micros | undefined;
@@ -76,6 +80,7 @@ export function buildImpContext(imp: Imp, rates: CurrencyConverter): ImpAuctionC
   }
   return {
     imp,
+    mediaTypes: offeredMediaTypes(imp),
     sizes: impSizesOf(imp),
     floorUsdMicros: impFloor,
     deals,

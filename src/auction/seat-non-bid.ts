@@ -122,10 +122,17 @@ function telling(losers: LosingBid[]): LosingBid {
 /**
  * `ext.seatnonbid` for `calls` (one per partner asked or skipped, in that order) over the
  * auctioned imps `impIds`: every partner and imp without a winning bid from that partner, with
- * the status of its judged bid (and `ext.loss`), else of its call. Partners with nothing to say
- * (every imp won) are left out. Pure.
+ * the status of its judged bid (and `ext.loss`), else of its call; an imp the partner was not
+ * offered because it offers none of the partner's `media_types` (`notOffered`) gets 202
+ * (request blocked: unsupported media type). Partners with nothing to say (every imp won) are
+ * left out. Pure.
  */
-export function buildSeatNonBid(impIds: readonly string[], calls: readonly PartnerCallResult[], results: readonly ImpAuctionResult[]): SeatNonBid[] {
+export function buildSeatNonBid(
+  impIds: readonly string[],
+  calls: readonly PartnerCallResult[],
+  results: readonly ImpAuctionResult[],
+  notOffered: (partnerId: string, impId: string) => boolean = () => false,
+): SeatNonBid[] {
   const byImp = new Map(results.map((r) => [r.impId, r]));
   const out: SeatNonBid[] = [];
   for (const call of calls) {
@@ -133,6 +140,10 @@ export function buildSeatNonBid(impIds: readonly string[], calls: readonly Partn
     for (const impid of impIds) {
       const result = byImp.get(impid);
       if (result?.winner?.partnerBid.partnerId === call.partnerId) continue;
+      if (notOffered(call.partnerId, impid)) {
+        nonbid.push({ impid, statuscode: NonBidStatus.requestBlockedUnsupportedMediaType });
+        continue;
+      }
       const losers = result ? result.losers.filter((l) => l.partnerBid.partnerId === call.partnerId) : [];
       if (losers.length > 0) {
         const loser = telling(losers);

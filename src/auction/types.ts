@@ -6,12 +6,14 @@
 import type { PartnerBid } from '../demand/contract.js';
 import type { CurrencyConverter } from '../domain/currency.js';
 import type { IdGenerator } from '../domain/ids.js';
+import type { MediaType } from '../domain/media-type.js';
+import type { ServableMarkup } from './creative.js';
 import type { Micros } from '../domain/money.js';
 import type { BidRequest, LossReasonCode } from '../domain/openrtb.js';
 
 /** Everything `holdAuction` needs. */
 export interface AuctionInput {
-  /** The validated bid request; only imps with a `banner` are auctioned. */
+  /** The validated bid request; every imp offering a media type is auctioned. */
   request: BidRequest;
   /** Bids from every partner, any order; `arrivalSeq` breaks ties. */
   bids: PartnerBid[];
@@ -29,6 +31,10 @@ export interface AuctionInput {
 /** The winner of one imp's auction with every price the exchange needs downstream. */
 export interface WinningBid {
   partnerBid: PartnerBid;
+  /** The winning bid's media type (`mtype`, else inferred; DESIGN section 4 "Media types"). */
+  mediaType: MediaType;
+  /** Its markup as read for that type: where the exchange's impression tracker goes. */
+  markup: ServableMarkup;
   /** How it was priced: 1 first price, 2 second price plus, 3 fixed price (a deal's `at`, else the auction's). */
   auctionType: 1 | 2 | 3;
   /** The winner's bid in USD micros (CPM). */
@@ -66,7 +72,7 @@ export interface ImpAuctionResult {
   losers: LosingBid[];
 }
 
-/** The auction's answer: one result per banner imp (in request order), plus bids for no known imp. */
+/** The auction's answer: one result per auctioned imp (in request order), plus bids for no known imp. */
 export interface AuctionOutcome {
   results: ImpAuctionResult[];
   /** Bids whose `impid` matches no auctioned imp (loss reason 3, invalid bid response). */

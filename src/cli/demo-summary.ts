@@ -14,6 +14,8 @@ export interface DemoTotals {
   billingNotices: number;
   /** Net revenue of billed impressions: sum of price / 1000. */
   revenueNet: number;
+  /** Per media type (`ext.prebid.type` of the bids answered): bids, and impressions fired (billing notice or the type's impression tracker). */
+  byType: Record<string, { bids: number; impressions: number }>;
   latenciesMs: number[];
   p50Ms: number;
   p99Ms: number;
@@ -50,6 +52,9 @@ export function printSummary(t: DemoTotals, out: NodeJS.WritableStream): void {
       t.exchangeLatencyMs ? `${t.exchangeLatencyMs.p50.toFixed(2)} / ${t.exchangeLatencyMs.p99.toFixed(2)}` : 'n/a',
     ], [32]),
     row(['webhooks delivered / verified', `${t.webhooksDelivered} / ${t.webhooksVerified}`], [32]),
+    '',
+    row(['media type', 'bids', 'impressions'], [12, 8, 11]),
+    ...['banner', 'video', 'audio', 'native'].map((type) => row([type, t.byType[type]?.bids ?? 0, t.byType[type]?.impressions ?? 0], [12, 8, 11])),
     '',
     row(['partner', 'bids', 'timeouts', 'errors', 'nurl hits', 'burl hits'], [12, 8, 9, 7, 10, 10]),
     ...t.partners.map((p) => row([p.name, p.bids, p.timeouts, p.errors, p.winNoticesReceived, p.billingNoticesReceived], [12, 8, 9, 7, 10, 10])),

@@ -1,7 +1,8 @@
 /**
  * Generated OpenRTB 2.5 traffic for the demo and the benchmark: realistic site and app
- * requests with banner sizes, floors in several currencies, occasional multi-imp requests,
- * deals and non-banner imps. Deterministic for a given seed.
+ * requests mixing every media type (banner sizes, instream and outstream video, audio, native,
+ * and banner+video multi-format imps), floors in several currencies, occasional multi-imp
+ * requests and deals. Deterministic for a given seed.
  */
 import type { BidRequest, Imp } from '../domain/openrtb.js';
 
@@ -58,12 +59,41 @@ function bannerImp(rng: () => number, id: string): Imp {
   return imp;
 }
 
+const VIDEO = { mimes: ['video/mp4', 'video/webm'], protocols: [2, 3, 5, 6, 7, 8], w: 640, h: 360, minduration: 5, maxduration: 30, linearity: 1 };
+const AUDIO = { mimes: ['audio/mp4', 'audio/mpeg'], protocols: [2, 3, 5, 6, 7, 8], minduration: 5, maxduration: 30, feed: 1 };
+/** A Native 1.2 request (IAB Native Ads API 1.2): title, main image, sponsoredBy, description. */
+const NATIVE_REQUEST = JSON.stringify({
+  ver: '1.2',
+  context: 2,
+  plcmttype: 1,
+  assets: [
+    { id: 1, required: 1, title: { len: 90 } },
+    { id: 2, required: 1, img: { type: 3, wmin: 300, hmin: 157 } },
+    { id: 3, required: 1, data: { type: 1 } },
+    { id: 4, data: { type: 2, len: 140 } },
+  ],
+  eventtrackers: [{ event: 1, methods: [1] }],
+});
+
+/** One imp of a random media type: banner 55%, video 20% (a quarter of it banner+video), native 15%, audio 10%. */
+function mixedImp(rng: () => number, id: string): Imp {
+  const roll = rng();
+  if (roll < 0.55) return bannerImp(rng, id);
+  const floor = pick(rng, FLOORS);
+  if (roll < 0.75) {
+    const imp: Imp = { id, video: { ...VIDEO, placement: rng() < 0.5 ? 1 : 3 }, ...floor };
+    if (rng() < 0.25) imp.banner = { w: 300, h: 250 }; // multi-format: either may win
+    return imp;
+  }
+  if (roll < 0.9) return { id, native: { request: NATIVE_REQUEST, ver: '1.2' }, ...floor };
+  return { id, audio: { ...AUDIO }, ...floor };
+}
+
 /** The `n`-th generated bid request. `tmax` defaults to 100 ms (the exchange default). */
 export function generateBidRequest(rng: () => number, n: number, tmaxMs = 100): BidRequest {
   const impCount = rng() < 0.15 ? 2 : 1;
   const imp: Imp[] = [];
-  for (let i = 0; i < impCount; i++) imp.push(bannerImp(rng, String(i + 1)));
-  if (rng() < 0.05) imp.push({ id: String(impCount + 1), video: { mimes: ['video/mp4'], w: 640, h: 360 } });
+  for (let i = 0; i < impCount; i++) imp.push(mixedImp(rng, String(i + 1)));
   const request: BidRequest = {
     id: `demo-${n}`,
     imp,

@@ -113,6 +113,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
       winNotices: 0,
       billingNotices: 0,
       revenueNet: 0,
+      byType: {},
       latenciesMs: [],
       partners: [],
       webhooksDelivered: 0,
@@ -137,14 +138,18 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
         for (const bid of seat.bid) {
           totals.bids++;
           if (typeof bid.dealid === 'string' && bid.dealid !== '') totals.dealBids++;
+          const type = String((bid.ext?.prebid as { type?: unknown } | undefined)?.type ?? 'banner');
+          const byType = (totals.byType[type] ??= { bids: 0, impressions: 0 });
+          byType.bids++;
           if (rng() >= options.winShare) continue;
           const price = String(bid.price);
           if (bid.nurl) fire(bid.nurl.replace('${AUCTION_PRICE}', price));
           totals.winNotices++;
           if (rng() >= options.billShare) continue;
           totals.billingNotices++;
+          byType.impressions++;
           totals.revenueNet += bid.price / 1000;
-          const pixel = /<img src="([^"]+\/v1\/notice\/impression[^"]*)"/.exec(bid.adm ?? '')?.[1]?.replace(/&amp;/g, '&');
+          const pixel = impressionUrlOf(type, bid.adm ?? '');
           if (rng() < 0.5 && bid.burl) fire(bid.burl.replace('${AUCTION_PRICE}', price));
           else if (pixel) fire(pixel);
         }
@@ -207,6 +212,24 @@ export async function runDemo(options: DemoOptions): Promise<DemoTotals> {
     process.removeListener('SIGTERM', interrupt);
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The exchange's impression URL in served markup, as a player or renderer would find it: the
+ * banner pixel's `src`, the VAST `<Impression>` carrying `/v1/notice/impression`, or the native
+ * impression event tracker. Undefined when absent.
+ */
+function impressionUrlOf(type: string, adm: string): string | undefined {
+  if (type === 'video' || type === 'audio') return /<Impression><!\[CDATA\[([^\]]*\/v1\/notice\/impression[^\]]*)\]\]><\/Impression>/.exec(adm)?.[1];
+  if (type === 'native') {
+    try {
+      const trackers = (JSON.parse(adm) as { eventtrackers?: Array<{ url?: string }> }).eventtrackers ?? [];
+      return trackers.map((t) => t.url).find((u) => typeof u === 'string' && u.includes('/v1/notice/impression'));
+    } catch {
+      return undefined;
+    }
+  }
+  return /<img src="([^"]+\/v1\/notice\/impression[^"]*)"/.exec(adm)?.[1]?.replace(/&amp;/g, '&');
 }
 
 /** Per-partner figures from the exchange's /metrics and each simulator's /stats. */

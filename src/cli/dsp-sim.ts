@@ -1,16 +1,20 @@
 /**
  * `adx dsp-sim`: a simulated OpenRTB 2.5 demand partner for the demo, tests and benchmarks.
  *
- * - `POST` (any path): an OpenRTB 2.5 BidResponse (section 4.2) with one bid per banner imp
- *   (each with probability `bidProbability`), or `204` when it bids on nothing. Prices are
+ * - `POST` (any path): an OpenRTB 2.5 BidResponse (section 4.2) with one bid per imp (each with
+ *   probability `bidProbability`), or `204` when it bids on nothing. The bid's type is one the
+ *   imp offers (picked at random on a multi-format imp), with `mtype` set: banner HTML, a VAST
+ *   4.2 InLine for video and audio (media file, impression, quartile trackers; `dur`), a Native
+ *   1.2 response for native (`dsp-sim-markup.ts`). Prices are
  *   uniform in [cpmMin, cpmMax] CPM and never below the imp's floor (or the deal's floor for a
  *   deal bid); deal bids on imps with `pmp.deals` (always for a private auction, else sometimes).
  *   Each bid carries `adm` with `${AUCTION_PRICE}` inside an img URL and an html comment, its
  *   own `nurl`/`burl`/`lurl` pointing back here with the OpenRTB 2.5 macros (section 4.4),
  *   `adomain`, `crid`, `cid`, `adid`, `w`, `h`. Gzip request bodies are read; the answer is
  *   gzipped when `accept-encoding` allows it.
- * - `GET /win`, `/billing`, `/loss`, `/pixel`: counted (see `stats()`); `GET /stats`: the counts
- *   as JSON.
+ * - `GET /win`, `/billing`, `/loss`, `/pixel`, `/track?event=` (VAST tracking events): counted
+ *   (see `stats()`); `GET /media/*`: a few bytes standing in for the media file;
+ *   `GET /stats`: the counts as JSON.
  *
  * It holds no exchange logic: it only imports OpenRTB types.
  */
@@ -20,6 +24,7 @@ import { gunzip, gzip } from 'node:zlib';
 import { promisify } from 'node:util';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Bid, BidRequest, BidResponse, Imp } from '../domain/openrtb.js';
+import { durationFor, nativeFor, vastFor } from './dsp-sim-markup.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -69,8 +74,12 @@ export interface DspSimStats {
   /** Loss notices (lurl) received, per `${AUCTION_LOSS}` reason code. */
   losses: number;
   lossReasons: Record<string, number>;
-  /** Impression pixels (the img inside adm) fired. */
+  /** Impression pixels (the img inside adm, the VAST Impression, the native event tracker) fired. */
   pixels: number;
+  /** Bids sent per media type (`banner`, `video`, `audio`, `native`). */
+  bidsByType: Record<string, number>;
+  /** VAST tracking events received (`start`, `firstQuartile`, ..., `error`), per event. */
+  trackingEvents: Record<string, number>;
 }
 
 /** A running simulator. */
@@ -132,7 +141,7 @@ export function parseLatencyRange(value: number | [number, number] | string): [n
 }
 
 function emptyStats(): DspSimStats {
-  return { requests: 0, badRequests: 0, noBids: 0, bids: 0, wins: 0, winPriceTotal: 0, billings: 0, losses: 0, lossReasons: {}, pixels: 0 };
+  return { requests: 0, badRequests: 0, noBids: 0, bids: 0, wins: 0, winPriceTotal: 0, billings: 0, losses: 0, lossReasons: {}, pixels: 0, bidsByType: {}, trackingEvents: {} };
 }
 
 /** The size to bid with: banner w/h, else the first absolute format, else a phone interstitial. */
@@ -191,7 +200,9 @@ export async function startDspSim(options: DspSimOptions = {}): Promise<DspSim> 
   }
 
   function bidFor(imp: Imp): Bid | undefined {
-    if (!imp.banner || random() >= bidProbability) return undefined;
+    const types = (['banner', 'video', 'audio', 'native'] as const).filter((t) => typeof imp[t] === 'object' && imp[t] !== null);
+    if (types.length === 0 || random() >= bidProbability) return undefined;
+    const type = types.length === 1 ? types[0]! : types[Math.floor(random() * types.length)]!;
     const deals = (imp.pmp?.deals ?? []).filter((d) => typeof d?.id === 'string');
     const privateAuction = imp.pmp?.private_auction === 1;
     const deal = deals.length > 0 && (privateAuction || random() < dealProbability) ? deals[Math.floor(random() * deals.length)] : undefined;
@@ -219,6 +230,24 @@ export async function startDspSim(options: DspSimOptions = {}): Promise<DspSim> 
       h,
     };
     if (deal) bid.dealid = deal.id;
+    if (type !== 'banner') {
+      const ctx = { base, name, priceMacro: M.price, bidMacro: M.bid };
+      delete bid.w;
+      delete bid.h;
+      if (type === 'native') bid.adm = nativeFor(imp, ctx, n);
+      else {
+        const dur = durationFor(imp[type]);
+        bid.adm = vastFor(type, dur, ctx, n);
+        bid.dur = dur;
+        if (type === 'video') {
+          bid.w = 640;
+          bid.h = 360;
+        }
+      }
+      bid.crid = `${name}-creative-${type}`;
+    }
+    bid.mtype = { banner: 1, video: 2, audio: 3, native: 4 }[type];
+    stats.bidsByType[type] = (stats.bidsByType[type] ?? 0) + 1;
     return bid;
   }
 
@@ -294,9 +323,21 @@ export async function startDspSim(options: DspSimOptions = {}): Promise<DspSim> 
         stats.pixels++;
         res.writeHead(200, { 'content-type': 'image/gif', 'cache-control': 'no-store' }).end(PIXEL_GIF);
         return;
+      case '/track': {
+        const event = url.searchParams.get('event') ?? 'unknown';
+        stats.trackingEvents[event] = (stats.trackingEvents[event] ?? 0) + 1;
+        res.writeHead(200, { 'content-type': 'image/gif', 'cache-control': 'no-store' }).end(PIXEL_GIF);
+        return;
+      }
       case '/healthz':
         break;
       default:
+        if (url.pathname.startsWith('/media/')) {
+          // Stands in for creatives' media (not playable): the markup's URLs resolve on loopback.
+          const type = url.pathname.endsWith('.mp4') ? 'video/mp4' : url.pathname.endsWith('.m4a') ? 'audio/mp4' : 'image/gif';
+          res.writeHead(200, { 'content-type': type, 'cache-control': 'max-age=3600' }).end(PIXEL_GIF);
+          return;
+        }
         res.writeHead(404).end();
         return;
     }

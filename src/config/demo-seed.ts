@@ -18,7 +18,8 @@ export const demoSeed: SeedConfig = {
   ],
   demand_partners: [
     { name: 'sim-alpha', currency: 'USD', timeout_ms: 1000, simulate: { bidProbability: 0.9, cpmMin: 0.5, cpmMax: 4, latencyMs: '2-15' } },
-    { name: 'sim-beta', currency: 'EUR', timeout_ms: 1000, gzip: true, simulate: { bidProbability: 0.7, cpmMin: 0.8, cpmMax: 3, latencyMs: '5-30', currency: 'EUR' } },
+    // Takes banner and native only: video and audio imps are offered to the other two.
+    { name: 'sim-beta', currency: 'EUR', timeout_ms: 1000, gzip: true, media_types: ['banner', 'native'], simulate: { bidProbability: 0.7, cpmMin: 0.8, cpmMax: 3, latencyMs: '5-30', currency: 'EUR' } },
     { name: 'sim-gamma', currency: 'USD', timeout_ms: 1000, simulate: { bidProbability: 0.5, cpmMin: 1, cpmMax: 6, latencyMs: '10-60' } },
   ],
 };

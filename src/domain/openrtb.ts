@@ -176,6 +176,10 @@ export interface Bid {
   dealid?: string;
   w?: number;
   h?: number;
+  /** Video/audio ad duration, seconds (OpenRTB 2.6 4.2.3); passed on where the partner sent it. */
+  dur?: number;
+  /** Creative markup type (OpenRTB 2.6 4.2.3): 1 banner, 2 video, 3 audio, 4 native (domain/media-type). */
+  mtype?: number;
   ext?: Ext;
   [key: string]: unknown;
 }

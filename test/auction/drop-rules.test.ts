@@ -172,11 +172,12 @@ describe('holdAuction: dropped bids', () => {
     expect(only(outcome).losers).toEqual([]);
   });
 
-  it('impid of an imp without banner: unmatched with 3', () => {
+  it('a banner bid (HTML markup) for a video-only imp: 204 incorrect creative format', () => {
     const request = bidRequest({ imp: [bannerImp(), { id: 'v', video: { mimes: ['video/mp4'] } }] });
     const bid = partnerBid(1, { impid: 'v' });
     const outcome = run({ request, bids: [bid] });
-    expect(outcome.unmatched).toEqual([{ partnerBid: bid, lossReason: LossReason.invalidBidResponse }]);
+    expect(outcome.unmatched).toEqual([]);
+    expect(outcome.results[1]?.losers.map((l) => [l.partnerBid, l.lossReason])).toEqual([[bid, LossReason.creativeFilteredIncorrectFormat]]);
   });
 });
 

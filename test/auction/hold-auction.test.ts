@@ -250,9 +250,11 @@ describe('holdAuction: imps', () => {
     });
     expect(outcome.results.map((r) => [r.auctionId, r.impId])).toEqual([
       ['auc_1', 'a'],
-      ['auc_2', 'b'],
+      ['auc_2', 'v'],
+      ['auc_3', 'b'],
     ]);
-    const [a, b] = outcome.results;
+    const [a, v, b] = outcome.results;
+    expect(v).toEqual({ auctionId: 'auc_2', impId: 'v', winner: null, losers: [] });
     expect(a?.winner?.partnerBid.bid.id).toBe('a1');
     expect(a?.winner?.clearingUsdMicros).toBe(1_510_000);
     expect(a && lossesById(a)).toEqual({ a2: LossReason.lostToHigherBid });
@@ -270,9 +272,15 @@ describe('holdAuction: imps', () => {
     ]);
   });
 
-  it('imps without banner are not auctioned', () => {
+  it('video and native imps are auctioned too (DESIGN section 4 "Media types")', () => {
     const request = bidRequest({ imp: [{ id: 'v', video: { mimes: ['video/mp4'] } }, { id: 'n', native: { request: '{}' } }] });
-    expect(run({ request, bids: [] })).toEqual({ results: [], unmatched: [] });
+    expect(run({ request, bids: [] })).toEqual({
+      results: [
+        { auctionId: 'auc_1', impId: 'v', winner: null, losers: [] },
+        { auctionId: 'auc_2', impId: 'n', winner: null, losers: [] },
+      ],
+      unmatched: [],
+    });
   });
 
   it('every bid comes back exactly once (winner, loser or unmatched)', () => {

@@ -29,6 +29,8 @@ const winner = (partnerId: string, impid: string): WinningBid => ({
   netResponseMicros: 1_000_000,
   clearingPartnerMicros: 1_000_000,
   mbr: 1,
+  mediaType: 'banner',
+  markup: { type: 'banner' },
 });
 
 describe('statusForCall', () => {

@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseLatencyRange, registerDspSimCommand, startDspSim, type DspSim } from '../../src/cli/dsp-sim.js';
 import type { BidResponse } from '../../src/domain/openrtb.js';
+import { readVast } from '../../src/auction/vast.js';
 import { createDemandDispatcher } from '../../src/demand/dispatch.js';
 import { createAdapterRegistry } from '../../src/demand/registry.js';
 import { systemClock } from '../../src/domain/clock.js';
@@ -54,8 +55,10 @@ describe('dsp-sim', () => {
     expect(body.seatbid).toHaveLength(1);
     expect(body.seatbid?.[0]?.seat).toBe('sim-a');
     const bids = body.seatbid?.[0]?.bid ?? [];
-    expect(bids.map((b) => b.impid)).toEqual(['a', 'b', 'c']);
-    const [a, b, c] = bids;
+    expect(bids.map((b) => b.impid)).toEqual(['a', 'b', 'c', 'v']);
+    const [a, b, c, v] = bids;
+    expect(v).toMatchObject({ mtype: 2, dur: 15, w: 640, h: 360 });
+    expect(a).toMatchObject({ mtype: 1 });
     expect(a).toMatchObject({ w: 300, h: 250, crid: expect.any(String), cid: expect.any(String), adid: expect.any(String), adomain: ['sim-a-advertiser.example'] });
     expect(a!.price).toBeGreaterThanOrEqual(0.5);
     expect(b).toMatchObject({ w: 728, h: 90 });
@@ -63,7 +66,7 @@ describe('dsp-sim', () => {
     expect(c!.dealid).toBe('deal-9');
     expect(c!.price).toBeGreaterThanOrEqual(7);
     for (const bid of bids) {
-      expect(new Set(bids.map((x) => x.id)).size).toBe(3);
+      expect(new Set(bids.map((x) => x.id)).size).toBe(4);
       expect(bid.adm).toContain('${AUCTION_PRICE}');
       expect(bid.nurl).toContain('/win?price=${AUCTION_PRICE}');
       for (const macro of ['${AUCTION_ID}', '${AUCTION_BID_ID}', '${AUCTION_IMP_ID}', '${AUCTION_SEAT_ID}', '${AUCTION_AD_ID}', '${AUCTION_CURRENCY}', '${AUCTION_MBR}']) {
@@ -73,7 +76,44 @@ describe('dsp-sim', () => {
       expect(bid.lurl).toContain('/loss?reason=${AUCTION_LOSS}');
       expect(bid.nurl!.startsWith(s.url.replace('/openrtb2', ''))).toBe(true);
     }
-    expect(s.stats()).toMatchObject({ requests: 1, bids: 3, noBids: 0 });
+    expect(s.stats()).toMatchObject({ requests: 1, bids: 4, noBids: 0, bidsByType: { banner: 3, video: 1 } });
+  });
+
+  it('answers video and audio with VAST 4 InLine (media file, impression, quartiles) and native with the asked assets', async () => {
+    const s = await sim({ bidProbability: 1, latencyMs: 0, seed: 3, name: 'sim-m' });
+    const nativeRequest = { ver: '1.2', assets: [{ id: 7, required: 1, title: { len: 20 } }, { id: 8, img: { type: 3, w: 300, h: 250 } }, { id: 9, data: { type: 1 } }] };
+    const res = await post(s.url, {
+      id: 'req-mt',
+      imp: [
+        { id: 'v', video: { mimes: ['video/mp4'], minduration: 20, maxduration: 30 } },
+        { id: 'au', audio: { mimes: ['audio/mp4'] } },
+        { id: 'n', native: { request: JSON.stringify(nativeRequest), ver: '1.2' } },
+      ],
+    });
+    const bids = (JSON.parse(res.raw.toString('utf8')) as BidResponse).seatbid![0]!.bid;
+    const [video, audio, native] = bids;
+    expect(video).toMatchObject({ impid: 'v', mtype: 2, dur: 20 });
+    const vast = readVast(video!.adm!);
+    expect(vast).toMatchObject({ version: '4.2', insertAt: [expect.any(Number)] });
+    for (const e of ['start', 'firstQuartile', 'midpoint', 'thirdQuartile', 'complete']) expect(video!.adm).toContain(`event="${e}"`);
+    expect(video!.adm).toMatch(/<MediaFile [^>]*type="video\/mp4"/);
+    expect(video!.adm).toContain('<Impression id="sim-m"><![CDATA[');
+    expect(video!.adm).toContain('<Duration>00:00:20.000</Duration>');
+    expect(audio).toMatchObject({ impid: 'au', mtype: 3, dur: 15 });
+    expect(audio!.adm).toMatch(/<MediaFile [^>]*type="audio\/mp4"/);
+    expect(typeof readVast(audio!.adm!)).toBe('object');
+    expect(native).toMatchObject({ impid: 'n', mtype: 4 });
+    const adm = JSON.parse(native!.adm!);
+    expect(adm.assets.map((a: { id: number }) => a.id)).toEqual([7, 8, 9]);
+    expect(adm.assets[0].title.text.length).toBeLessThanOrEqual(20);
+    expect(adm.assets[1].img).toMatchObject({ w: 300, h: 250, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/media\//) });
+    expect(adm.assets[2].data.value).toBe('sim-m advertiser');
+    expect(adm.link.url).toMatch(/^https:\/\/sim-m-advertiser\.example\//);
+    expect(adm.eventtrackers).toEqual([{ event: 1, method: 1, url: expect.stringContaining('/pixel?price=${AUCTION_PRICE}') }]);
+    const quartile = await undiciRequest(s.url.replace('/openrtb2', '/track?event=midpoint'));
+    await quartile.body.dump();
+    expect(s.stats().trackingEvents).toEqual({ midpoint: 1 });
+    expect(s.stats().bidsByType).toEqual({ video: 1, audio: 1, native: 1 });
   });
 
   it('answers 204 when it bids on nothing, and 400 to junk', async () => {
@@ -127,7 +167,7 @@ describe('dsp-sim', () => {
       const partner: DemandPartnerRecord = { id: 'dsp_sim', name: 'sim', endpoint: s.url, adapter: 'openrtb25', timeoutMs: 500, gzip: true, qpsLimit: null, currency: 'USD', enabled: true, openrtbVersion: '2.5' as const, gvlVendorId: null, mediaTypes: ['banner', 'video', 'audio', 'native'], createdAtMs: 0, updatedAtMs: 0 };
       const { bids, calls } = await dispatcher.dispatch(bidRequest, [partner], { publisherId: 'pub_1', deadlineMonoMs: systemClock.monotonicMs() + 1000 });
       expect(calls[0]).toMatchObject({ outcome: 'bids', errors: [] });
-      expect(bids.map((b) => b.bid.impid)).toEqual(['a', 'b', 'c']);
+      expect(bids.map((b) => b.bid.impid)).toEqual(['a', 'b', 'c', 'v']);
       expect(bids.every((b) => b.partnerRequestId === 'req_1' && b.seat === 'dsp-sim')).toBe(true);
     } finally {
       await dispatcher.close();

@@ -117,11 +117,11 @@ describe('bid endpoint HTTP contract', () => {
     expect(res.status).toBe(400);
   });
 
-  it('204 with an empty body when nothing is offered to partners (no banner)', async () => {
+  it('204 with an empty body when the only bid is of a type the imp does not offer (HTML for a video imp)', async () => {
     const before = dsp.requests.length;
     const res = await ex.bid({ id: 'v', imp: [{ id: '1', video: { mimes: ['video/mp4'] } }] });
     expect(res.status).toBe(204);
     expect(res.body.length).toBe(0);
-    expect(dsp.requests.length).toBe(before);
+    expect(dsp.requests.length).toBe(before + 1);
   });
 });

@@ -42,6 +42,8 @@ export interface TestPartner {
   gvl_vendor_id?: number | null;
   /** '2.5' (default) or '2.6'. */
   openrtb_version?: '2.5' | '2.6';
+  /** Media types the partner takes (default all four). */
+  media_types?: Array<'banner' | 'video' | 'audio' | 'native'>;
 }
 
 /** A running test exchange. */
