@@ -22,6 +22,8 @@ const REQUEST_HEADERS: Readonly<Record<string, string>> = Object.freeze({
  * - the imps offering a media type (banner, video, audio, native: the dispatcher has already
  *   reduced them to the partner's `media_types`), floors (imp and deal) converted into the partner's currency
  *   with `bidfloorcur` set to it; an imp whose floor currency has no rate is left out;
+ * - a native imp whose `native.request` came as an object (accepted at the edge, DESIGN section
+ *   4) gets it as its JSON string, the type OpenRTB 2.5 section 3.2.9 gives it;
  * - `source.ext.schain` with the exchange's node `{asi, sid: publisher id, rid: original
  *   request id, hp: 1}` appended;
  * - every other field (site/app/device/user/regs, bcat, badv, ...) copied shallowly;
@@ -35,7 +37,7 @@ function buildRequests(request: BidRequest, ctx: AdapterContext): { requests: Pa
   for (const imp of request.imp) {
     if (offeredMediaTypes(imp).length === 0) continue;
     const offered = convertImpFloors(imp, currency, ctx.rates);
-    if (offered) imps.push(offered);
+    if (offered) imps.push(withNativeRequestString(offered));
   }
   if (imps.length === 0) return { requests: [], errors: [] };
 
@@ -50,6 +52,13 @@ function buildRequests(request: BidRequest, ctx: AdapterContext): { requests: Pa
   };
   const body = placeForVersion(offered, version);
   return { requests: [{ method: 'POST', uri: ctx.partner.endpoint, headers: { ...REQUEST_HEADERS, 'x-openrtb-version': version }, body }], errors: [] };
+}
+
+/** `imp` with an object `native.request` replaced by its JSON string (OpenRTB 2.5 3.2.9); other imps as they are. */
+function withNativeRequestString(imp: Imp): Imp {
+  const request = imp.native?.request;
+  if (typeof request !== 'object' || request === null) return imp;
+  return { ...imp, native: { ...imp.native, request: JSON.stringify(request) } };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
