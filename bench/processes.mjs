@@ -273,6 +273,8 @@ export function createProcessGroup(options = {}) {
           url,
           // Ready, not just alive: /readyz turns 200 once the hot paths are warm (issue 15).
           healthPath: '/readyz',
+          // Warm-up runs before /readyz turns 200: allow for a slow (or busy) machine.
+          timeoutMs: 60_000,
           cpus: serverCpus,
         }),
       );
