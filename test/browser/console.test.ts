@@ -13,13 +13,12 @@
  * Skipped with a message when no Chromium is installed (`apt-get install -y chromium`; override
  * the path with ADX_CHROMIUM_PATH), and when the console is not built (`npm run build`).
  */
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { chromiumFor, launchChromium, type LaunchedChromium } from '../helpers/chromium.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { findConsoleDir } from '../../src/http/console/route.js';
 import { bidEveryImp, startFakeDsp, type FakeDsp } from '../fakes/fake-dsp.js';
@@ -35,9 +34,7 @@ declare const sessionStorage: any;
 declare const localStorage: any;
 declare const navigator: any;
 
-const chromiumPath = process.env.ADX_CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(chromiumPath);
-if (!hasChromium) console.warn(`[test/browser] skipping the console browser test: no Chromium at ${chromiumPath} (apt-get install -y chromium)`);
+const hasChromium = chromiumFor('console browser test');
 const consoleBuilt = findConsoleDir() !== undefined;
 if (hasChromium && !consoleBuilt) console.warn('[test/browser] skipping the console browser test: the console is not built (npm run build)');
 
@@ -58,7 +55,7 @@ describe.skipIf(!hasChromium || !consoleBuilt)('operator console in Chromium', (
   let ex: TestExchange;
   let context: BrowserContext;
   let page: Page;
-  let userDataDir: string;
+  let browser: LaunchedChromium | undefined;
   let origin: string;
   const consoleErrors: string[] = [];
   const foreignRequests: string[] = [];
@@ -78,14 +75,11 @@ describe.skipIf(!hasChromium || !consoleBuilt)('operator console in Chromium', (
     origin = new URL(ex.url).origin;
     axe = await axeSource();
     await mkdir(outputDir, { recursive: true });
-    userDataDir = await mkdtemp(join(tmpdir(), 'adx-console-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    browser = await launchChromium({
       viewport: { width: 1280, height: 800 },
       acceptDownloads: true,
     });
+    context = browser.context;
     page = context.pages()[0] ?? (await context.newPage());
     page.on('console', (msg) => {
       if (msg.type() === 'error') consoleErrors.push(msg.text());
@@ -98,11 +92,10 @@ describe.skipIf(!hasChromium || !consoleBuilt)('operator console in Chromium', (
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await ex?.close();
     await dsp?.close();
     await receiver?.close();
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
   });
 
   /** Runs axe-core on the page as it is and records serious or critical violations. */

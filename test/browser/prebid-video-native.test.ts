@@ -12,11 +12,9 @@
  *
  * Skipped with a message when no Chromium is installed (ADX_CHROMIUM_PATH overrides the path).
  */
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { readFile } from 'node:fs/promises';
+import type { BrowserContext } from 'playwright-core';
+import { chromiumFor, launchChromium, type LaunchedChromium } from '../helpers/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildVideoNativeBundle } from '../../examples/prebid/build.mjs';
 import { startExampleServer, type ExampleServer } from '../../examples/prebid/serve.mjs';
@@ -25,9 +23,7 @@ import { startFakeDsp, type FakeDsp } from '../fakes/fake-dsp.js';
 import { scrape, sumOf } from '../faults/metrics-text.js';
 import { startTestExchange, type TestExchange } from '../helpers/exchange.js';
 
-const chromiumPath = process.env.ADX_CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(chromiumPath);
-if (!hasChromium) console.warn(`[test/browser] skipping the Prebid.js video/native browser test: no Chromium at ${chromiumPath}`);
+const hasChromium = chromiumFor('Prebid.js video/native browser test');
 
 interface PageState {
   state: 'loading' | 'done';
@@ -42,7 +38,7 @@ describe.skipIf(!hasChromium)('Prebid.js video and native in Chromium against ad
   let ex: TestExchange;
   let site: ExampleServer;
   let context: BrowserContext;
-  let userDataDir: string;
+  let browser: LaunchedChromium | undefined;
   let publisherId: string;
   /** The fake DSP's origin without its scheme (`//127.0.0.1:port`). */
   let dspHost: string;
@@ -82,20 +78,15 @@ describe.skipIf(!hasChromium)('Prebid.js video and native in Chromium against ad
     expect(created.status).toBe(201);
     publisherId = created.json().id;
     site = await startExampleServer();
-    userDataDir = await mkdtemp(join(tmpdir(), 'adx-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
+    context = browser.context;
   }, 90_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await site?.close();
     await ex?.close();
     await dsp?.close();
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
   });
 
   it('video bid as mediaType video with our impression in its VAST; native as native; both impressions count', async () => {

@@ -8,12 +8,11 @@
  * Skipped with a message when no Chromium is installed (`apt-get install -y chromium`; override
  * the path with ADX_CHROMIUM_PATH). Playwright's own browser downloads are never used.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { chromiumFor, launchChromium, type LaunchedChromium } from '../helpers/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPrebidBundle } from '../../examples/prebid/build.mjs';
 import { startExampleServer, type ExampleServer } from '../../examples/prebid/serve.mjs';
@@ -21,9 +20,7 @@ import { bidEveryImp, startFakeDsp, type FakeDsp } from '../fakes/fake-dsp.js';
 import { scrape, sumOf } from '../faults/metrics-text.js';
 import { startTestExchange, type TestExchange } from '../helpers/exchange.js';
 
-const chromiumPath = process.env.ADX_CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(chromiumPath);
-if (!hasChromium) console.warn(`[test/browser] skipping the Prebid.js browser test: no Chromium at ${chromiumPath} (apt-get install -y chromium)`);
+const hasChromium = chromiumFor('Prebid.js browser test');
 
 const outputDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test-output', 'prebid');
 const AD_UNIT_CODE = 'div-adx-300x250';
@@ -71,7 +68,7 @@ describe.skipIf(!hasChromium)('Prebid.js in Chromium against adx', () => {
   let ex: TestExchange;
   let site: ExampleServer;
   let context: BrowserContext;
-  let userDataDir: string;
+  let browser: LaunchedChromium | undefined;
   /** Publisher with browser access for 127.0.0.1 and localhost (where the page is served). */
   let browserPub: { id: string; apiKey: string };
   /** Publisher with browser access for another site only. */
@@ -93,21 +90,17 @@ describe.skipIf(!hasChromium)('Prebid.js in Chromium against adx', () => {
     expect(elsewhere.status).toBe(201);
     elsewherePubId = elsewhere.json().id;
     site = await startExampleServer();
-    userDataDir = await mkdtemp(join(tmpdir(), 'adx-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: chromiumPath,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    browser = await launchChromium({
       viewport: { width: 800, height: 600 },
     });
+    context = browser.context;
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await site?.close();
     await ex?.close();
     await dsp?.close();
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
   });
 
   /** Opens the example page with `query` and waits until its auction is over (rendered or no bid). */
