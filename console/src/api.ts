@@ -44,6 +44,7 @@ export function forgetKey(): void {
 
 /** Listeners told when a call answers 401 (the key was rotated or the exchange restarted with another). */
 const unauthorizedListeners = new Set<() => void>();
+/** Registers `listener` for an API answer of 401/403 (the admin key stopped working); returns the unregister function. */
 export function onUnauthorized(listener: () => void): () => void {
   unauthorizedListeners.add(listener);
   return () => unauthorizedListeners.delete(listener);

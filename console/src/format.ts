@@ -5,6 +5,7 @@ const usd2 = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD'
 const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const dec = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 
+/** Display formats: counts, percentages, USD amounts (decimal, from the API), CPM and milliseconds. */
 export const fmt = {
   /** A decimal USD amount (sub-cent amounts keep 4 decimals). */
   usd: (v: number) => (Math.abs(v) >= 1 || v === 0 ? usd2.format(v) : usd.format(v)),

@@ -4,6 +4,7 @@ import { api } from './api.js';
 /** A time range the overview offers, and the step it is read at. */
 export type RangeName = 'hour' | 'day' | 'week';
 
+/** The overview's time ranges: span in ms and the series step requested for it. */
 export const RANGES: Record<RangeName, { label: string; spanMs: number; step: 'minute' | 'hour' }> = {
   hour: { label: 'Last hour', spanMs: 3_600_000, step: 'minute' },
   day: { label: 'Last day', spanMs: 86_400_000, step: 'hour' },
@@ -43,6 +44,7 @@ export interface PartnerPoint {
   latency_p99_ms: number;
 }
 
+/** A loaded series: its points (`P`, one per UTC bucket, zeros included) and the range it covers. */
 export interface Series<P> {
   from: string;
   to: string;

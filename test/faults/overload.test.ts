@@ -108,28 +108,33 @@ describe('overload: shed with 204 at once, never late, never 5xx; 503 only when 
       partners: [{ name: 'fast', endpoint: partner.url }],
       // The held request's tmax is long so it is still in flight however slowly a loaded machine
       // gets through the set-up and the lag blocks (lag with nothing in flight never sheds).
-      config: { overload: { maxEventLoopDelayMs: 100, eventLoopDelaySustainMs: 300 }, auction: { maxTmaxMs: 4000 } },
+      config: { overload: { maxEventLoopDelayMs: 100, eventLoopDelaySustainMs: 300 }, auction: { maxTmaxMs: 6000 } },
     });
     try {
       expect((await lagged.bid(request)).status).toBe(200);
       const before = sumOf(await scrape(lagged.url), 'adx_requests_shed_total', { reason: 'event_loop_delay' });
-      const held = lagged.bid({ ...request, id: 'hold', tmax: 4000 });
+      const held = lagged.bid({ ...request, id: 'hold', tmax: 6000 });
       await vi.waitFor(() => expect(partner.requests.some((r) => isHold(r.body))).toBe(true), { timeout: 2000, interval: 5 });
       // Sustained lag on the shared event loop (the exchange runs in this process): blocks of
       // 150 ms with only a turn of the loop between them, so every 100 ms sampling window of the
       // shedder sees a delay over the threshold; 300 ms of it in a row (3 windows) sheds. One
       // block alone would not (test/http/overload.test.ts). All within the held request's
-      // deadline (tmax 4000), so one request stays in flight throughout.
+      // deadline (tmax 6000), so one request stays in flight throughout.
+      // The probe request is sent while the lag goes on (after 3 blocks, with 5 more to come), so
+      // it reaches the shedder between two blocks, never in a quiet moment after the last one
+      // that a loaded machine could stretch into a window under the threshold.
       let shedSeen = false;
       for (let attempt = 0; attempt < 3 && !shedSeen; attempt++) {
-        for (let block = 0; block < 4; block++) {
+        let probe: ReturnType<typeof lagged.bid> | undefined;
+        for (let block = 0; block < 8; block++) {
           const until = performance.now() + 150;
           while (performance.now() < until) {
             // busy wait: this is the lag under test
           }
           await new Promise((r) => setImmediate(r));
+          if (block === 2) probe = lagged.bid(request);
         }
-        shedSeen = (await lagged.bid(request)).status === 204;
+        shedSeen = (await probe!).status === 204;
       }
       expect(shedSeen).toBe(true);
       expect(sumOf(await scrape(lagged.url), 'adx_requests_shed_total', { reason: 'event_loop_delay' })).toBeGreaterThan(before);

@@ -23,6 +23,7 @@ interface Rule {
   created_at: string;
 }
 
+/** Alerts page (DESIGN section 12): alert rules on revenue or fill rate, created and deleted through `/v1/alert-rules`. */
 export function AlertsPage() {
   const doc = useApiDoc();
   const rules = useLoad(() => api<{ data: Rule[] }>('GET', '/v1/alert-rules'), [], 15_000);

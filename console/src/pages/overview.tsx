@@ -13,6 +13,7 @@ import { perSecond, RANGES, readSeries, xs, type ExchangePoint, type RangeName }
 /** How often the overview reads the series again while open, ms. */
 const REFRESH_MS = 5000;
 
+/** Overview page (DESIGN section 12): totals and charts of `/v1/stats/series` for a range and publisher, refreshed every 5 s. */
 export function OverviewPage() {
   const [range, setRange] = useState<RangeName>('hour');
   const [publisherId, setPublisherId] = useState('');

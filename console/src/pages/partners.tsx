@@ -102,6 +102,7 @@ function PartnerCharts(props: { partner: Partner }) {
   );
 }
 
+/** Demand partners page (DESIGN section 12): the partner table with per-partner series, create and edit forms. */
 export function PartnersPage() {
   const doc = useApiDoc();
   const partners = useLoad(loadPartners, [], 15_000);

@@ -47,6 +47,7 @@ async function loadPublishers(): Promise<Row[]> {
   return data.map((p) => ({ ...p, report: byId.get(p.id) }));
 }
 
+/** Publishers page (DESIGN section 12): the publisher table, create/edit forms, key rotation; a new API key is shown once. */
 export function PublishersPage() {
   const doc = useApiDoc();
   const publishers = useLoad(loadPublishers, [], 15_000);

@@ -29,6 +29,7 @@ interface Report {
 /** CSV columns: the report.daily fields, in the event's order. */
 const COLUMNS = ['date', 'publisher_id', 'currency', 'requests', 'imps', 'bids', 'wins', 'impressions', 'fill_rate', 'win_rate', 'revenue_gross', 'revenue_net', 'ecpm'] as const;
 
+/** Reports page (DESIGN section 12): the daily report of a chosen UTC day, as a table and a CSV download, and a resend. */
 export function ReportsPage() {
   const [date, setDate] = useState(utcToday());
   const [dateError, setDateError] = useState<string | null>(null);

@@ -194,6 +194,7 @@ function DeliveryLog(props: { endpoint: Endpoint; onChange: () => void }) {
   );
 }
 
+/** Webhooks page (DESIGN section 12): endpoints with delivery counts, the delivery log with every attempt, replay and recover. */
 export function WebhooksPage() {
   const doc = useApiDoc();
   const endpoints = useLoad(loadEndpoints, [], 15_000);

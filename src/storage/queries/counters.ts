@@ -6,44 +6,29 @@ import type { Insertable, Kysely } from 'kysely';
 import type { CounterDelta, CounterStore, CounterTotals, SeriesDeltas } from '../ports.js';
 import { fromDbInt, type CountersTable, type Database } from '../schema.js';
 import { addLatencyBuckets, addPartnerCounters } from './series.js';
+import { sumRowsByKey } from './sum-rows.js';
 
 /** Rows per INSERT statement (10 parameters each), well under both backends' parameter limits. */
 const ROWS_PER_STATEMENT = 500;
 
-/**
- * Sums deltas that share (publisher, minute). PostgreSQL refuses an `ON CONFLICT DO UPDATE` that
- * touches the same row twice in one statement, so each key must appear once.
- */
+/** The additive columns of `counters`. */
+const COUNTER_COLUMNS = ['requests', 'imps', 'imps_filled', 'bids', 'wins', 'impressions', 'revenue_gross_micros', 'revenue_net_micros'] as const;
+
+/** Sums deltas that share (publisher, minute) into one row each (`sumRowsByKey`). */
 function mergeByKey(deltas: CounterDelta[]): Insertable<CountersTable>[] {
-  const rows = new Map<string, Insertable<CountersTable>>();
-  for (const d of deltas) {
-    const key = `${d.publisherId}\u0000${d.minuteStartMs}`;
-    const row = rows.get(key);
-    if (row === undefined) {
-      rows.set(key, {
-        publisher_id: d.publisherId,
-        minute_start_ms: d.minuteStartMs,
-        requests: d.requests,
-        imps: d.imps,
-        imps_filled: d.impsFilled,
-        bids: d.bids,
-        wins: d.wins,
-        impressions: d.impressions,
-        revenue_gross_micros: d.revenueGrossMicros,
-        revenue_net_micros: d.revenueNetMicros,
-      });
-    } else {
-      row.requests += d.requests;
-      row.imps += d.imps;
-      row.imps_filled += d.impsFilled;
-      row.bids += d.bids;
-      row.wins += d.wins;
-      row.impressions += d.impressions;
-      row.revenue_gross_micros += d.revenueGrossMicros;
-      row.revenue_net_micros += d.revenueNetMicros;
-    }
-  }
-  return [...rows.values()];
+  const rows = deltas.map((d) => ({
+    publisher_id: d.publisherId,
+    minute_start_ms: d.minuteStartMs,
+    requests: d.requests,
+    imps: d.imps,
+    imps_filled: d.impsFilled,
+    bids: d.bids,
+    wins: d.wins,
+    impressions: d.impressions,
+    revenue_gross_micros: d.revenueGrossMicros,
+    revenue_net_micros: d.revenueNetMicros,
+  }));
+  return sumRowsByKey(rows, (r) => `${r.publisher_id}\u0000${r.minute_start_ms}`, COUNTER_COLUMNS);
 }
 
 /**

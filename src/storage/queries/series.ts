@@ -20,6 +20,7 @@ import type {
   SeriesStore,
 } from '../ports.js';
 import { fromDbInt, type Database, type LatencyHistogramsTable, type PartnerCountersTable } from '../schema.js';
+import { sumRowsByKey } from './sum-rows.js';
 
 /** Rows per INSERT statement (at most 8 parameters each), well under both backends' parameter limits. */
 const ROWS_PER_STATEMENT = 500;
@@ -28,46 +29,27 @@ const HOUR_MS = 3_600_000;
 /** The additive columns of `partner_counters`. */
 const PARTNER_COLUMNS = ['calls', 'bids', 'timeouts', 'errors', 'wins', 'privacy_blocked'] as const;
 
-/** Sums partner deltas sharing (partner, minute): PostgreSQL's upsert refuses to touch a row twice per statement. */
+/** Sums partner deltas sharing (partner, minute) into one row each (`sumRowsByKey`). */
 function mergePartnerDeltas(deltas: PartnerCounterDelta[]): Insertable<PartnerCountersTable>[] {
-  const rows = new Map<string, Insertable<PartnerCountersTable>>();
-  for (const d of deltas) {
-    const key = `${d.partnerId}\u0000${d.minuteStartMs}`;
-    const row = rows.get(key);
-    if (row === undefined) {
-      rows.set(key, {
-        partner_id: d.partnerId,
-        minute_start_ms: d.minuteStartMs,
-        calls: d.calls,
-        bids: d.bids,
-        timeouts: d.timeouts,
-        errors: d.errors,
-        wins: d.wins,
-        privacy_blocked: d.privacyBlocked,
-      });
-    } else {
-      row.calls += d.calls;
-      row.bids += d.bids;
-      row.timeouts += d.timeouts;
-      row.errors += d.errors;
-      row.wins += d.wins;
-      row.privacy_blocked += d.privacyBlocked;
-    }
-  }
-  return [...rows.values()];
+  const rows = deltas.map((d) => ({
+    partner_id: d.partnerId,
+    minute_start_ms: d.minuteStartMs,
+    calls: d.calls,
+    bids: d.bids,
+    timeouts: d.timeouts,
+    errors: d.errors,
+    wins: d.wins,
+    privacy_blocked: d.privacyBlocked,
+  }));
+  return sumRowsByKey(rows, (r) => `${r.partner_id}\u0000${r.minute_start_ms}`, PARTNER_COLUMNS);
 }
 
 /** Sums latency deltas sharing (kind, subject, minute, bucket); drops zero counts. */
 function mergeLatencyDeltas(deltas: LatencyDelta[]): Insertable<LatencyHistogramsTable>[] {
-  const rows = new Map<string, Insertable<LatencyHistogramsTable>>();
-  for (const d of deltas) {
-    if (d.count === 0) continue;
-    const key = `${d.kind}\u0000${d.subjectId}\u0000${d.minuteStartMs}\u0000${d.leMs}`;
-    const row = rows.get(key);
-    if (row === undefined) rows.set(key, { kind: d.kind, subject_id: d.subjectId, minute_start_ms: d.minuteStartMs, le_ms: d.leMs, count: d.count });
-    else row.count += d.count;
-  }
-  return [...rows.values()];
+  const rows = deltas
+    .filter((d) => d.count !== 0)
+    .map((d) => ({ kind: d.kind, subject_id: d.subjectId, minute_start_ms: d.minuteStartMs, le_ms: d.leMs, count: d.count }));
+  return sumRowsByKey(rows, (r) => `${r.kind}\u0000${r.subject_id}\u0000${r.minute_start_ms}\u0000${r.le_ms}`, ['count'] as const);
 }
 
 /** Upsert-adds partner counter deltas inside `trx` (the counter flush's transaction). */
