@@ -100,7 +100,7 @@ function neverLeader(): LeaderLock {
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? createIdGenerator();
+  const ids = options.ids ?? createIdGenerator(clock);
   const store = options.store ?? (await openStore(config.storage.databaseUrl));
   await store.migrate();
   const secretKey = await resolveSecretKey(config, store);
