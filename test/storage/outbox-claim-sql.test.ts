@@ -4,9 +4,10 @@
  * `FOR UPDATE SKIP LOCKED` on the claim subquery; SQLite must not get it (a syntax error there).
  */
 import { describe, expect, it } from 'vitest';
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
+import { CompiledQuery, DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import { createOutboxQueries } from '../../src/storage/queries/outbox.js';
 import type { Database } from '../../src/storage/schema.js';
+import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 
 function capture(kind: 'postgres' | 'sqlite'): { db: Kysely<Database>; statements: string[] } {
   const statements: string[] = [];
@@ -43,5 +44,22 @@ describe('outbox claimDue SQL', () => {
     expect(statements).toHaveLength(1);
     expect(statements[0]).not.toMatch(/for update|skip locked/i);
     expect(statements[0]).not.toMatch(/not in/);
+  });
+
+  it('on SQLite updates the picked rows by primary key, not by walking the due backlog again', async () => {
+    const { db, statements } = capture('sqlite');
+    await createOutboxQueries(db, { supportsSkipLocked: false }).claimDue({ owner: 'node_a', nowMs: 1, limit: 10, leaseMs: 30_000, excludeEndpointIds: ['we_1'] });
+    const store = await openSqliteStore({ path: ':memory:' });
+    try {
+      await store.migrate();
+      const params = (statements[0]?.match(/\?/g) ?? []).map(() => 1);
+      const plan = await store.db.executeQuery<{ id: number; parent: number; detail: string }>(CompiledQuery.raw(`explain query plan ${statements[0]}`, params));
+      // The outer UPDATE is the plan's top-level row; the subquery's rows hang under it.
+      const outer = plan.rows.filter((row) => row.parent === 0).map((row) => row.detail);
+      expect(outer.some((detail) => /USING (COVERING )?INDEX sqlite_autoindex_outbox_messages_1 \(id=\?\)/.test(detail))).toBe(true);
+      expect(outer.filter((detail) => /status_next_attempt/.test(detail))).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 });
