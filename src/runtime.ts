@@ -311,6 +311,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const alertRules = createAlertRuleService({ store, clock, ids });
   const shedder = createLoadShedder({
     maxInFlight: config.overload.maxInFlight,
+    initialLimit: config.overload.initialLimit,
+    // Half the margin partners leave before tmax: an answer closer than that to its deadline spent
+    // more than half of the exchange's own budget queueing.
+    dangerSlackMs: config.auction.tmaxMarginMs / 2,
     maxEventLoopDelayMs: config.overload.maxEventLoopDelayMs,
     sustainMs: config.overload.eventLoopDelaySustainMs,
   });

@@ -42,6 +42,8 @@ export const defaults = {
   },
   overload: {
     maxInFlight: 2000,
+    // Where the adaptive concurrency limit starts (0 = off); it settles within a second of load.
+    initialLimit: 100,
     // p99 event-loop delay at which a 100 ms deadline is at risk (margin 20 ms + our own work).
     maxEventLoopDelayMs: 30,
     // One pause (GC, start-up compile) is not overload: the delay must last this long to shed.

@@ -66,8 +66,13 @@ export interface Config {
     partnerCallTimeoutMs: number;
   };
   overload: {
-    /** Requests in flight above which new bid requests are shed (204 at once). */
+    /** Requests in flight above which new bid requests are shed (204 at once); the adaptive limit's ceiling. */
     maxInFlight: number;
+    /**
+     * Starting value of the adaptive in-flight limit, which then follows how close admitted
+     * answers come to their tmax (`http/bid/overload.ts`); 0 turns it off (only `maxInFlight`).
+     */
+    initialLimit: number;
     /** Event-loop delay (p99 over the last sample window, ms) above which bid requests are shed. */
     maxEventLoopDelayMs: number;
     /** How long the event-loop delay must stay above `maxEventLoopDelayMs` before bid requests are shed, ms. */

@@ -44,6 +44,7 @@ export function validateConfig(config: Config): string[] {
   positiveInt(problems, 'notices.partnerCallAttempts', config.notices.partnerCallAttempts);
   positiveInt(problems, 'notices.partnerCallTimeoutMs', config.notices.partnerCallTimeoutMs);
   positiveInt(problems, 'overload.maxInFlight', config.overload.maxInFlight);
+  positiveInt(problems, 'overload.initialLimit', config.overload.initialLimit, true);
   positiveInt(problems, 'overload.maxEventLoopDelayMs', config.overload.maxEventLoopDelayMs);
   positiveInt(problems, 'overload.eventLoopDelaySustainMs', config.overload.eventLoopDelaySustainMs);
   if (config.currency.rates !== null) {

@@ -91,6 +91,36 @@ describe('overload: shed with 204 at once, never late, never 5xx; 503 only when 
     expect(sumOf(after, 'adx_requests_shed_total') - sumOf(before, 'adx_requests_shed_total')).toBe(shed.length);
   });
 
+  it('the adaptive limit sheds a burst beyond it as adaptive_limit, and grows once answers keep their deadline', async () => {
+    const adaptive = await startTestExchange({ partners: [{ name: 'slow', endpoint: dsp.url }], config: { overload: { maxInFlight: 100, initialLimit: 2 } } });
+    try {
+      expect((await adaptive.bid(request)).status).toBe(200);
+      const shedBefore = sumOf(await scrape(adaptive.url), 'adx_requests_shed_total', { reason: 'adaptive_limit' });
+      const statusesOf = async (count: number) =>
+        Promise.all(
+          Array.from({ length: count }, async () => {
+            const res = await httpRequest(`${adaptive.url}/v1/openrtb/2.5/bidrequest`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${adaptive.apiKey}`, 'content-type': 'application/json' },
+              body: JSON.stringify(request),
+            });
+            await res.body.dump();
+            return res.statusCode;
+          }),
+        );
+      // Limit 2: two of a burst of 6 are served (the partner answers in 300 ms, well inside tmax 800).
+      const first = await statusesOf(6);
+      expect(first.filter((s) => s === 200)).toHaveLength(2);
+      expect(sumOf(await scrape(adaptive.url), 'adx_requests_shed_total', { reason: 'adaptive_limit' }) - shedBefore).toBe(4);
+      // Each burst's first answer (300 ms later) closes a window in which the limit bound with
+      // ample slack (tmax 800): +1 each time (5%, at least 1).
+      expect((await statusesOf(6)).filter((s) => s === 200)).toHaveLength(3);
+      expect((await statusesOf(6)).filter((s) => s === 200)).toHaveLength(4);
+    } finally {
+      await adaptive.close();
+    }
+  });
+
   it('after the burst the in-flight count is back to zero and requests are accepted again', async () => {
     const metrics = await scrape(ex.url);
     expect(sumOf(metrics, 'adx_bid_requests_in_flight')).toBe(0);

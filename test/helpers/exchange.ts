@@ -75,7 +75,10 @@ export async function startTestExchange(options: { partners?: TestPartner[]; con
     log: { level: 'silent' },
     // The exchange shares its event loop with the test code here (gzipSync of a 64 MiB bomb,
     // fixture generation), so event-loop-delay shedding would fire on the tests' own work.
-    overload: { maxEventLoopDelayMs: 5000 },
+    // The adaptive in-flight limit is off for the same reason (a loaded machine brings answers
+    // close to tmax and would shrink it, shedding a test's concurrent requests) and because tests
+    // shift the clock; test/faults/overload.test.ts turns it on.
+    overload: { maxEventLoopDelayMs: 5000, initialLimit: 0 },
   });
   config = mergeConfig(config, options.config ?? {});
   const clock = new ShiftedClock();

@@ -1,7 +1,22 @@
 /**
  * Load shedding (DESIGN section 2): under overload the bid endpoint answers 204 at once rather
- * than late. Two signals: requests in flight above `maxInFlight` (immediate), and event-loop
- * delay above `maxEventLoopDelayMs` SUSTAINED for `sustainMs` (issue 15).
+ * than late. Three signals: requests in flight above `maxInFlight` (a fixed ceiling, immediate),
+ * requests in flight above the ADAPTIVE limit (below), and event-loop delay above
+ * `maxEventLoopDelayMs` SUSTAINED for `sustainMs` (issue 15).
+ *
+ * The adaptive limit (`createAdaptiveLimit`, issue 15: 2x saturation must not make answers late)
+ * is the concurrency a single-threaded exchange can carry while answers stay inside their
+ * deadline. Past saturation, every admitted request shares the event loop with all the others, so
+ * admitting more only makes each one slower until they all miss tmax (measured at 2x saturation
+ * with only the fixed ceiling: p50 105 ms with tmax 100, 7,762 answers late at the exchange in
+ * 8 s). The limit is AIMD on how close admitted answers come to their deadline, per window of
+ * completions (after TCP's congestion window and Netflix's concurrency-limits): the worst slack
+ * (tmax minus latency) of a window under `dangerSlackMs` halves it, under 1.5 times that cuts it
+ * by 10%, and otherwise it grows by 5% while it is what holds requests back. A slow partner does not
+ * shrink it: partners are cut at tmax minus the margin, and `dangerSlackMs` is half that margin.
+ * Latency relative to an unloaded level was tried as a second signal and dropped: under 2x load
+ * the time an admitted request takes is set by the shed requests read in the same event-loop
+ * turns, not by how many are admitted, so that rule drove the limit to its floor (goodput 500/s).
  *
  * Event-loop delay is sampled with `perf_hooks.monitorEventLoopDelay` and read as the p99 of
  * each window of `sampleIntervalMs`. One window over the threshold is a pause, not overload: a
@@ -15,13 +30,18 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 
 /** Decides whether a new bid request is shed. */
 export interface LoadShedder {
-  /** The reason to shed now (`in_flight` or `event_loop_delay`), or undefined to go on. */
-  shouldShed(): 'in_flight' | 'event_loop_delay' | undefined;
+  /** The reason to shed now (`in_flight`, `adaptive_limit` or `event_loop_delay`), or undefined to go on. */
+  shouldShed(): 'in_flight' | 'adaptive_limit' | 'event_loop_delay' | undefined;
   /** Marks a request started / finished (in-flight count). */
   begin(): void;
   end(): void;
-  /** Current in-flight count, last measured event-loop delay p99 (ms) and whether delay is sustained. */
-  state(): { inFlight: number; eventLoopDelayMs: number; sustainedDelay: boolean };
+  /** Records an admitted request's answer (`latencyMs` from arrival, its `tmaxMs`, at monotonic `nowMs`) for the adaptive limit. */
+  answered(latencyMs: number, tmaxMs: number, nowMs: number): void;
+  /**
+   * Current in-flight count, adaptive limit (`Infinity` when off), last measured event-loop delay
+   * p99 (ms) and whether delay is sustained.
+   */
+  state(): { inFlight: number; limit: number; eventLoopDelayMs: number; sustainedDelay: boolean };
   stop(): void;
 }
 
@@ -56,9 +76,80 @@ export function createDelayTracker(options: { maxDelayMs: number; sustainMs: num
   };
 }
 
+/** Settings of `createAdaptiveLimit`. Durations in ms. */
+export interface AdaptiveLimitOptions {
+  /** Starting limit (default 100). */
+  initial?: number;
+  /** Never below this (default 8, or `initial` when smaller: a burst of a few requests is always served). */
+  min?: number;
+  /** Never above this (the fixed `maxInFlight`). */
+  max: number;
+  /** An answer with less slack than this before its tmax is a danger signal (default 10). */
+  dangerSlackMs?: number;
+  /** Length of one measurement window (default 100). */
+  windowMs?: number;
+}
+
+/** The adaptive concurrency limit (see the module comment); fed by completions, pure (no timers). */
+export interface AdaptiveLimit {
+  /**
+   * Records one admitted request's answer: `latencyMs` from arrival, its `tmaxMs`, at monotonic
+   * `nowMs`. Closes the current window (and adjusts the limit) when `nowMs` is past its end.
+   */
+  record(latencyMs: number, tmaxMs: number, nowMs: number): void;
+  /** Notes the in-flight count when a request is admitted (whether the limit is what binds). */
+  admitted(inFlight: number): void;
+  /** The current limit (requests in flight). */
+  limit(): number;
+}
+
+/** Creates the adaptive limit. */
+export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimit {
+  const initial = Math.max(1, options.initial ?? 100);
+  const min = Math.max(1, options.min ?? Math.min(8, initial));
+  const max = Math.max(min, options.max);
+  const dangerSlackMs = options.dangerSlackMs ?? 10;
+  const windowMs = options.windowMs ?? 100;
+  let limit = Math.min(max, Math.max(min, initial));
+  let windowEndMs: number | undefined;
+  let count = 0;
+  let worstSlackMs = Infinity;
+  let peakInFlight = 0;
+
+  function close(): void {
+    if (worstSlackMs < dangerSlackMs) limit = Math.max(min, Math.floor(limit / 2));
+    else if (worstSlackMs < 1.5 * dangerSlackMs) limit = Math.max(min, Math.floor(limit * 0.9));
+    else if (peakInFlight >= limit * 0.8) limit = Math.min(max, limit + Math.max(1, Math.round(limit * 0.05)));
+    count = 0;
+    worstSlackMs = Infinity;
+    peakInFlight = 0;
+  }
+
+  return {
+    record(latencyMs, tmaxMs, nowMs) {
+      if (windowEndMs === undefined) windowEndMs = nowMs + windowMs;
+      if (nowMs >= windowEndMs && count > 0) {
+        close();
+        windowEndMs = nowMs + windowMs;
+      }
+      count++;
+      worstSlackMs = Math.min(worstSlackMs, tmaxMs - latencyMs);
+    },
+    admitted(inFlight) {
+      if (inFlight > peakInFlight) peakInFlight = inFlight;
+    },
+    limit: () => limit,
+  };
+}
+
 /** Options of `createLoadShedder`. */
 export interface LoadShedderOptions {
+  /** Fixed ceiling of bid requests in flight (`overload.maxInFlight`). */
   maxInFlight: number;
+  /** Starting value of the adaptive limit (`overload.initialLimit`, default 100); 0 turns the adaptive limit off. */
+  initialLimit?: number;
+  /** Slack before tmax under which an answer cuts the adaptive limit, ms (default 10). */
+  dangerSlackMs?: number;
   /** Event-loop delay threshold, ms (p99 of a sampling window). */
   maxEventLoopDelayMs: number;
   /** How long the delay must stay over the threshold before requests are shed, ms (default 500). */
@@ -85,9 +176,11 @@ export function createLoadShedder(options: LoadShedderOptions): LoadShedder {
     histogram.reset();
   }, sampleIntervalMs);
   timer.unref();
+  const adaptive = options.initialLimit === 0 ? undefined : createAdaptiveLimit({ initial: options.initialLimit, max: options.maxInFlight, dangerSlackMs: options.dangerSlackMs });
   return {
     shouldShed() {
       if (inFlight >= options.maxInFlight) return 'in_flight';
+      if (adaptive !== undefined && inFlight >= adaptive.limit()) return 'adaptive_limit';
       // Lag with nothing in flight is not request load (a sync admin write, a timer burst):
       // shedding would not relieve it, so only sustained lag under concurrent load sheds.
       if (inFlight > 0 && tracker.sustained()) return 'event_loop_delay';
@@ -95,11 +188,15 @@ export function createLoadShedder(options: LoadShedderOptions): LoadShedder {
     },
     begin() {
       inFlight++;
+      adaptive?.admitted(inFlight);
     },
     end() {
       inFlight--;
     },
-    state: () => ({ inFlight, eventLoopDelayMs: tracker.lastMs(), sustainedDelay: tracker.sustained() }),
+    answered(latencyMs, tmaxMs, nowMs) {
+      adaptive?.record(latencyMs, tmaxMs, nowMs);
+    },
+    state: () => ({ inFlight, limit: adaptive?.limit() ?? Infinity, eventLoopDelayMs: tracker.lastMs(), sustainedDelay: tracker.sustained() }),
     stop() {
       clearInterval(timer);
       histogram.disable();

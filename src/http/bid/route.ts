@@ -166,10 +166,13 @@ export async function bidRoutes(app: FastifyInstance, options: BidRouteOptions):
 
   // Answers finished after tmax, by the exchange's own clock from arrival (issue 15: the bench and
   // the cold-start test count lateness here, not at a client whose queueing adds to it).
+  // The same figure feeds the shedder's adaptive limit (admitted requests only: shed ones have no tmax).
   app.addHook('onResponse', async (request) => {
-    if (request.adxTmaxMs !== undefined && request.adxArrivalMs !== undefined && clock.monotonicMs() - request.adxArrivalMs > request.adxTmaxMs) {
-      metrics.lateAnswers.inc();
-    }
+    if (request.adxTmaxMs === undefined || request.adxArrivalMs === undefined) return;
+    const nowMs = clock.monotonicMs();
+    const latencyMs = nowMs - request.adxArrivalMs;
+    if (latencyMs > request.adxTmaxMs) metrics.lateAnswers.inc();
+    shedder.answered(latencyMs, request.adxTmaxMs, nowMs);
   });
 
   app.post(BID_PATH, { config: { adxBid: true } }, async (request, reply) => {
