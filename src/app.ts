@@ -11,7 +11,8 @@ import type { Clock } from './domain/clock.js';
 import type { RatesHolder } from './domain/rates-holder.js';
 import { adminRoutes } from './http/admin/index.js';
 import { createAdminAuthHook } from './http/admin/auth.js';
-import { bidRoutes } from './http/bid/route.js';
+import { BID_PATH, bidRoutes } from './http/bid/route.js';
+import { shedGateServerFactory } from './http/bid/shed-gate.js';
 import type { ConfigCache } from './http/bid/config-cache.js';
 import type { LoadShedder } from './http/bid/overload.js';
 import { createRateLimiter } from './http/bid/rate-limiter.js';
@@ -76,6 +77,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
     return503OnClosing: true,
     keepAliveTimeout: 65_000,
+    // Shed bid requests are answered before fastify (src/http/bid/shed-gate.ts).
+    serverFactory: shedGateServerFactory({ path: BID_PATH, shedder: deps.shedder, onShed: (reason) => deps.metrics.shed.inc({ reason }) }),
   });
   installProblemHandlers(app);
 

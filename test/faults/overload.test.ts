@@ -121,6 +121,32 @@ describe('overload: shed with 204 at once, never late, never 5xx; 503 only when 
     }
   });
 
+  it('a shed answer (given in front of fastify, shed-gate.ts) keeps the contract: 204, x-openrtb-version, CORS, counted', async () => {
+    const gated = await startTestExchange({ partners: [{ name: 'slow', endpoint: dsp.url }], config: { overload: { maxInFlight: 100, initialLimit: 1 } } });
+    try {
+      const before = sumOf(await scrape(gated.url), 'adx_requests_shed_total', { reason: 'adaptive_limit' });
+      const held = gated.bid(request); // in flight for the partner's 300 ms: the limit (1) is reached
+      await vi.waitFor(async () => expect(sumOf(await scrape(gated.url), 'adx_bid_requests_in_flight')).toBe(1), { timeout: 2000, interval: 5 });
+      const res = await httpRequest(`${gated.url}/v1/openrtb/2.5/bidrequest?gzip=0`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gated.apiKey}`, 'content-type': 'application/json', origin: 'https://pub.example' },
+        body: JSON.stringify(request),
+      });
+      expect(await res.body.text()).toBe('');
+      expect(res.statusCode).toBe(204);
+      expect(res.headers['x-openrtb-version']).toBe('2.5');
+      expect(res.headers['access-control-allow-origin']).toBe('https://pub.example');
+      expect(res.headers['access-control-allow-credentials']).toBe('true');
+      expect(res.headers.vary).toBe('Origin');
+      expect((await held).status).toBe(200);
+      expect(sumOf(await scrape(gated.url), 'adx_requests_shed_total', { reason: 'adaptive_limit' }) - before).toBe(1);
+      // Requests other than POST to the bid path never meet the gate.
+      expect((await httpRequest(`${gated.url}/healthz`)).statusCode).toBe(200);
+    } finally {
+      await gated.close();
+    }
+  });
+
   it('after the burst the in-flight count is back to zero and requests are accepted again', async () => {
     const metrics = await scrape(ex.url);
     expect(sumOf(metrics, 'adx_bid_requests_in_flight')).toBe(0);

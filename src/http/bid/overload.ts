@@ -14,9 +14,12 @@
  * (tmax minus latency) of a window under `dangerSlackMs` halves it, under 1.5 times that cuts it
  * by 10%, and otherwise it grows by 5% while it is what holds requests back. A slow partner does not
  * shrink it: partners are cut at tmax minus the margin, and `dangerSlackMs` is half that margin.
- * Latency relative to an unloaded level was tried as a second signal and dropped: under 2x load
- * the time an admitted request takes is set by the shed requests read in the same event-loop
- * turns, not by how many are admitted, so that rule drove the limit to its floor (goodput 500/s).
+ * Two more signals were tried and dropped. Latency relative to an unloaded level: under 2x load
+ * the time an admitted request takes is set largely by the shed requests read in the same
+ * event-loop turns, not by how many are admitted, so that rule drove the limit to its floor
+ * (goodput 500/s). Time not spent waiting on partners ("own time"): a partner call's measured
+ * latency includes the event-loop turns its answer waited for, so under CPU overload nearly all
+ * of a request's time shows as partner wait and the signal never fired.
  *
  * Event-loop delay is sampled with `perf_hooks.monitorEventLoopDelay` and read as the p99 of
  * each window of `sampleIntervalMs`. One window over the threshold is a pause, not overload: a
