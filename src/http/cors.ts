@@ -12,13 +12,19 @@ export const CORS_ALLOWED_HEADERS = 'Authorization, Content-Type';
 /** How long a browser may cache a preflight answer, seconds. */
 export const CORS_MAX_AGE_SECONDS = 600;
 
+/**
+ * The CORS answer headers for a request's `Origin` header value (lower-case names), or undefined
+ * when it has none (absent or empty): nothing to add.
+ */
+export function corsHeadersFor(origin: string | string[] | undefined): Record<string, string> | undefined {
+  if (typeof origin !== 'string' || origin === '') return undefined;
+  return { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' };
+}
+
 /** Sets the CORS answer headers when the request has an `Origin`. */
 export function applyCorsHeaders(request: FastifyRequest, reply: FastifyReply): void {
-  const origin = request.headers.origin;
-  if (typeof origin !== 'string' || origin === '') return;
-  reply.header('access-control-allow-origin', origin);
-  reply.header('access-control-allow-credentials', 'true');
-  reply.header('vary', 'Origin');
+  const headers = corsHeadersFor(request.headers.origin);
+  if (headers !== undefined) reply.headers(headers);
 }
 
 /**

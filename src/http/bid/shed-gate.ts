@@ -10,6 +10,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { FastifyServerOptions } from 'fastify';
+import { corsHeadersFor } from '../cors.js';
 import type { LoadShedder } from './overload.js';
 
 /** Dependencies of `shedGateServerFactory`. */
@@ -41,13 +42,7 @@ export function shedGateServerFactory(deps: ShedGateDeps) {
         const reason = deps.shedder.shouldShed();
         if (reason !== undefined) {
           deps.onShed(reason);
-          const headers: Record<string, string> = { 'x-openrtb-version': '2.5' };
-          const origin = request.headers.origin;
-          if (typeof origin === 'string' && origin !== '') {
-            headers['access-control-allow-origin'] = origin;
-            headers['access-control-allow-credentials'] = 'true';
-            headers.vary = 'Origin';
-          }
+          const headers = { 'x-openrtb-version': '2.5', ...corsHeadersFor(request.headers.origin) };
           // The body is read and dropped so the keep-alive connection stays usable.
           request.resume();
           response.writeHead(204, headers).end();
