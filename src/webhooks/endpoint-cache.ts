@@ -28,6 +28,11 @@ export interface EndpointCache {
    * Rejects when the store fails or a sealed field cannot be opened (wrong key).
    */
   get(id: string): Promise<OpenedEndpoint | undefined>;
+  /**
+   * The endpoint as loaded, without waiting: undefined when the list is older than `ttlMs` or
+   * does not hold it (the caller then takes the asynchronous path). Never touches the store.
+   */
+  peek(id: string): OpenedEndpoint | undefined;
   /** Ids of the endpoints known to be disabled (to leave their messages unclaimed). Reloads when stale. */
   disabledIds(): Promise<string[]>;
   /** Replaces the cached record after this node updated it in the store. */
@@ -94,6 +99,10 @@ export function createEndpointCache(deps: {
       const opened = open(record);
       byId.set(id, opened);
       return opened;
+    },
+    peek(id) {
+      if (deps.clock.monotonicMs() - loadedAtMono >= ttlMs) return undefined;
+      return byId.get(id);
     },
     async disabledIds() {
       await refreshIfStale();
