@@ -5,6 +5,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { BidRecord, BidStore } from '../ports.js';
 import { fromDbInt, type BidsTable, type Database } from '../schema.js';
+import type { QueryTemplates, TemplateRow } from './templates.js';
 
 /**
  * Rows per INSERT statement. Keeps the bound parameters per statement (rows x columns) well under
@@ -57,16 +58,23 @@ function toRecord(row: Selectable<BidsTable>): BidRecord {
 /**
  * Inserts `records` through `db` (a transaction, when the caller writes them together with other
  * rows, e.g. `writeAuction`), `ON CONFLICT (bid_id) DO NOTHING`: a bid id already present is left
- * unchanged. Issues no statement for an empty list.
+ * unchanged. Issues no statement for an empty list. With `templates` (the bid path's group
+ * commit), the INSERT is compiled once per row count (`templates.ts`).
  */
-export async function insertBidRecords(db: Kysely<Database>, records: readonly BidRecord[]): Promise<void> {
+export async function insertBidRecords(db: Kysely<Database>, records: readonly BidRecord[], templates?: QueryTemplates): Promise<void> {
   for (let start = 0; start < records.length; start += ROWS_PER_STATEMENT) {
-    await db
-      .insertInto('bids')
-      .values(records.slice(start, start + ROWS_PER_STATEMENT).map(toRow))
-      .onConflict((oc) => oc.column('bid_id').doNothing())
-      .execute();
+    const rows = records.slice(start, start + ROWS_PER_STATEMENT).map(toRow);
+    if (templates) await templates.run(db, `bids.insert.${rows.length}`, insertBidsQuery, rows);
+    else await insertBidsQuery(db, rows).execute();
   }
+}
+
+/** The INSERT of `insertBidRecords` (a template builder: the rows' values are only bound). */
+function insertBidsQuery(db: Kysely<Database>, rows: readonly TemplateRow[]) {
+  return db
+    .insertInto('bids')
+    .values(rows as Array<Insertable<BidsTable>>)
+    .onConflict((oc) => oc.column('bid_id').doNothing());
 }
 
 /** `BidStore` over `db`: `insertMany` is idempotent per bid id (`ON CONFLICT DO NOTHING`). */

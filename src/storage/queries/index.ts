@@ -15,6 +15,7 @@ import { createPublisherQueries } from './publishers.js';
 import { createReportingQueries } from './reporting.js';
 import { createSeriesQueries } from './series.js';
 import { createSettingsQueries } from './settings.js';
+import { createQueryTemplates } from './templates.js';
 import { createWebhookEndpointQueries } from './webhook-endpoints.js';
 
 /** The per-family stores of `Store` and `writeAuction` (everything but lifecycle: kind, migrate, ping, close). */
@@ -31,6 +32,8 @@ export interface QueryDialectOptions {
 
 /** Builds every port's query module over `db`; nothing runs until a method is called. */
 export function createQueryStores(db: Kysely<Database>, dialect: QueryDialectOptions = {}): QueryStores {
+  // The hot writes (bid path, deliveries) run compiled templates; SQL text depends on the dialect.
+  const templates = createQueryTemplates();
   return {
     publishers: createPublisherQueries(db),
     demandPartners: createDemandPartnerQueries(db),
@@ -40,9 +43,9 @@ export function createQueryStores(db: Kysely<Database>, dialect: QueryDialectOpt
     series: createSeriesQueries(db),
     settings: createSettingsQueries(db),
     webhookEndpoints: createWebhookEndpointQueries(db),
-    outbox: createOutboxQueries(db, { supportsSkipLocked: dialect.supportsSkipLocked ?? false }),
+    outbox: createOutboxQueries(db, { supportsSkipLocked: dialect.supportsSkipLocked ?? false, templates }),
     reporting: createReportingQueries(db),
-    writeAuction: createAuctionWriter(db),
+    writeAuction: createAuctionWriter(db, templates),
   };
 }
 

@@ -19,6 +19,7 @@
 import type { ExpressionBuilder, Insertable, Kysely, Selectable } from 'kysely';
 import type { DeliveryAttemptRecord, OutboxAttemptUpdate, OutboxMessage, OutboxStatus, OutboxStore } from '../ports.js';
 import { fromDbInt, fromDbIntOrNull, type Database, type DeliveryAttemptsTable, type OutboxMessagesTable } from '../schema.js';
+import { createQueryTemplates, type QueryTemplates, type TemplateRow } from './templates.js';
 
 /** Rows per INSERT statement (13 parameters each), well under both backends' parameter limits. */
 const ROWS_PER_STATEMENT = 500;
@@ -27,6 +28,8 @@ const ROWS_PER_STATEMENT = 500;
 export interface OutboxQueryOptions {
   /** True on PostgreSQL: the claim subquery takes `FOR UPDATE SKIP LOCKED`. SQLite has no row locks. */
   supportsSkipLocked: boolean;
+  /** The store's compiled query templates (default: a cache of this module's own). */
+  templates?: QueryTemplates;
 }
 
 /** An `outbox_messages` row as a message. */
@@ -83,15 +86,22 @@ function toAttempt(row: Selectable<DeliveryAttemptsTable>): DeliveryAttemptRecor
  * Inserts `messages` through `db` (a transaction, when the caller writes them together with the
  * state change that caused them), `ON CONFLICT (id) DO NOTHING`: a message id already present is
  * left unchanged. Issues no statement for an empty list. Rejects on a constraint violation.
+ * With `templates` (the bid path's writes), the INSERT is compiled once per row count.
  */
-export async function insertOutboxMessages(db: Kysely<Database>, messages: readonly OutboxMessage[]): Promise<void> {
+export async function insertOutboxMessages(db: Kysely<Database>, messages: readonly OutboxMessage[], templates?: QueryTemplates): Promise<void> {
   for (let start = 0; start < messages.length; start += ROWS_PER_STATEMENT) {
-    await db
-      .insertInto('outbox_messages')
-      .values(messages.slice(start, start + ROWS_PER_STATEMENT).map(toMessageRow))
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
+    const rows = messages.slice(start, start + ROWS_PER_STATEMENT).map(toMessageRow);
+    if (templates) await templates.run(db, `outbox.insert.${rows.length}`, insertMessagesQuery, rows);
+    else await insertMessagesQuery(db, rows).execute();
   }
+}
+
+/** The INSERT of `insertOutboxMessages` (a template builder: the rows' values are only bound). */
+function insertMessagesQuery(db: Kysely<Database>, rows: readonly TemplateRow[]) {
+  return db
+    .insertInto('outbox_messages')
+    .values(rows as Array<Insertable<OutboxMessagesTable>>)
+    .onConflict((oc) => oc.column('id').doNothing());
 }
 
 /** Pending, due at `nowMs`, and unclaimed or with a lapsed claim (a claim lapses at its expiry instant). */
@@ -109,35 +119,63 @@ function compareDue(a: OutboxMessage, b: OutboxMessage): number {
   return a.nextAttemptAtMs - b.nextAttemptAtMs || a.createdAtMs - b.createdAtMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-/** Inserts one attempt (ignored when that attempt number is stored) and applies its update, clearing the claim. */
-async function writeAttempt(trx: Kysely<Database>, attempt: DeliveryAttemptRecord, update: OutboxAttemptUpdate): Promise<void> {
-  await trx
+/** The INSERT of one delivery attempt, ignored when that attempt number is stored (a template builder). */
+function insertAttemptQuery(db: Kysely<Database>, rows: readonly TemplateRow[]) {
+  return db
     .insertInto('delivery_attempts')
-    .values({
-      message_id: attempt.messageId,
-      attempt: attempt.attempt,
-      started_at_ms: attempt.startedAtMs,
-      duration_ms: attempt.durationMs,
-      status_code: attempt.statusCode,
-      error: attempt.error,
-      response_excerpt: attempt.responseExcerpt,
-      next_attempt_at_ms: attempt.nextAttemptAtMs,
-    })
-    .onConflict((oc) => oc.columns(['message_id', 'attempt']).doNothing())
-    .execute();
-  await trx
+    .values(rows[0] as Insertable<DeliveryAttemptsTable>)
+    .onConflict((oc) => oc.columns(['message_id', 'attempt']).doNothing());
+}
+
+/** The UPDATE applying an attempt's outcome to its message and clearing the claim (a template builder). */
+function applyAttemptQuery(db: Kysely<Database>, rows: readonly TemplateRow[]) {
+  const row = rows[0] as OutboxAttemptRow;
+  return db
     .updateTable('outbox_messages')
     .set({
-      status: update.status,
-      attempts: update.attempts,
-      next_attempt_at_ms: update.nextAttemptAtMs,
-      delivered_at_ms: update.deliveredAtMs,
-      last_error: update.lastError,
+      status: row.status,
+      attempts: row.attempts,
+      next_attempt_at_ms: row.next_attempt_at_ms,
+      delivered_at_ms: row.delivered_at_ms,
+      last_error: row.last_error,
       claimed_by: null,
       claim_expires_at_ms: null,
     })
-    .where('id', '=', attempt.messageId)
-    .execute();
+    .where('id', '=', row.id);
+}
+
+/** The columns `applyAttemptQuery` sets, and the message id. */
+interface OutboxAttemptRow extends TemplateRow {
+  id: string;
+  status: OutboxStatus;
+  attempts: number;
+  next_attempt_at_ms: number;
+  delivered_at_ms: number | null;
+  last_error: string | null;
+}
+
+/** Inserts one attempt (ignored when that attempt number is stored) and applies its update, clearing the claim. */
+async function writeAttempt(trx: Kysely<Database>, templates: QueryTemplates, attempt: DeliveryAttemptRecord, update: OutboxAttemptUpdate): Promise<void> {
+  const attemptRow: Insertable<DeliveryAttemptsTable> = {
+    message_id: attempt.messageId,
+    attempt: attempt.attempt,
+    started_at_ms: attempt.startedAtMs,
+    duration_ms: attempt.durationMs,
+    status_code: attempt.statusCode,
+    error: attempt.error,
+    response_excerpt: attempt.responseExcerpt,
+    next_attempt_at_ms: attempt.nextAttemptAtMs,
+  };
+  await templates.run(trx, 'outbox.attempt.insert', insertAttemptQuery, [attemptRow]);
+  const updateRow: OutboxAttemptRow = {
+    id: attempt.messageId,
+    status: update.status,
+    attempts: update.attempts,
+    next_attempt_at_ms: update.nextAttemptAtMs,
+    delivered_at_ms: update.deliveredAtMs,
+    last_error: update.lastError,
+  };
+  await templates.run(trx, 'outbox.attempt.apply', applyAttemptQuery, [updateRow]);
 }
 
 /**
@@ -149,6 +187,7 @@ async function writeAttempt(trx: Kysely<Database>, attempt: DeliveryAttemptRecor
  */
 export function createOutboxQueries(db: Kysely<Database>, options: OutboxQueryOptions = { supportsSkipLocked: false }): OutboxStore {
   const { supportsSkipLocked } = options;
+  const templates = options.templates ?? createQueryTemplates();
 
   return {
     async enqueue(messages: OutboxMessage[]): Promise<void> {
@@ -201,13 +240,13 @@ export function createOutboxQueries(db: Kysely<Database>, options: OutboxQueryOp
     },
 
     async recordAttempt(attempt: DeliveryAttemptRecord, update: OutboxAttemptUpdate): Promise<void> {
-      await db.transaction().execute((trx) => writeAttempt(trx, attempt, update));
+      await db.transaction().execute((trx) => writeAttempt(trx, templates, attempt, update));
     },
 
     async recordAttempts(items): Promise<void> {
       if (items.length === 0) return;
       await db.transaction().execute(async (trx) => {
-        for (const { attempt, update } of items) await writeAttempt(trx, attempt, update);
+        for (const { attempt, update } of items) await writeAttempt(trx, templates, attempt, update);
       });
     },
 
