@@ -14,11 +14,19 @@
  * synchronous zlib anywhere, as in adx. No validation, no auction rules, no currency, no
  * storage, no notices, no metrics.
  *
+ * With `--webhook-url` and `--webhook-secret` (scenario d), it also makes adx's webhook I/O: per
+ * imp won, after answering, one `auction.complete` POST with adx's payload fields, signed as
+ * Standard Webhooks v1 (`webhook-id`, `webhook-timestamp`, `webhook-signature`, HMAC-SHA256),
+ * through an undici `Agent` with adx's webhook pool (32 connections per origin, the default
+ * `webhooks.perEndpointConcurrency`). Fire and forget, held in memory: no outbox, no retries, no
+ * attempt records, which is what adx's durability adds and the ratio then measures.
+ *
  * Run as a process: `node bench/baseline-server.mjs --partners <url,url> [--port 0]`; it prints
  * `baseline listening on http://127.0.0.1:<port>` and stops on SIGTERM/SIGINT. Importing this
  * module does nothing.
  */
 import { createServer } from 'node:http';
+import { createHmac, randomBytes } from 'node:crypto';
 import { gunzip as gunzipCallback, gzip as gzipCallback } from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
@@ -40,7 +48,50 @@ const DEFAULT_TMAX_MS = 100;
  * @property {string[]} partnerUrls OpenRTB endpoints of the demand partners (http URLs).
  * @property {number} [port] TCP port on 127.0.0.1; 0 (default) = ephemeral.
  * @property {number} [connectionsPerPartner] keep-alive connections per partner (default 64, as adx).
+ * @property {{ url: string, secret: string }} [webhook] where to POST `auction.complete` (the full
+ *   delivery URL) and the endpoint's `whsec_` secret; absent = no webhooks.
  */
+
+/** adx's default `webhooks.perEndpointConcurrency`: connections to a webhook endpoint. */
+const WEBHOOK_CONNECTIONS = 32;
+
+/**
+ * A Standard Webhooks v1 sender for one endpoint (signature = base64 HMAC-SHA256 over
+ * `<id>.<timestamp>.<body>` with the secret's decoded bytes), as adx's `signer.ts`.
+ * @param {{ url: string, secret: string }} webhook
+ */
+function createWebhookSender(webhook) {
+  const url = new URL(webhook.url);
+  const key = Buffer.from(webhook.secret.replace(/^whsec_/, ''), 'base64');
+  const agent = new Agent({ connections: WEBHOOK_CONNECTIONS, pipelining: 1, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 120_000 });
+  const prefix = `msg_base_${randomBytes(6).toString('hex')}_`;
+  let seq = 0;
+  let failed = 0;
+  return {
+    /** POSTs one event body; never rejects (failures are counted). @param {string} body */
+    send(body) {
+      const id = `${prefix}${++seq}`;
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+      agent
+        .request({
+          origin: url.origin,
+          method: 'POST',
+          path: `${url.pathname}${url.search}`,
+          headers: { 'content-type': 'application/json', 'user-agent': 'adx-baseline/1', 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` },
+          body,
+          headersTimeout: 15_000,
+          bodyTimeout: 15_000,
+        })
+        .then((res) => res.body.dump())
+        .catch(() => {
+          failed += 1;
+        });
+    },
+    failed: () => failed,
+    close: () => agent.close(),
+  };
+}
 
 /**
  * @typedef {object} BaselineServer
@@ -76,6 +127,7 @@ export async function startBaselineServer(options) {
     return { origin: url.origin, path: `${url.pathname}${url.search}` };
   });
   let seq = 0;
+  const webhooks = options.webhook ? createWebhookSender(options.webhook) : undefined;
 
   /**
    * One partner call; resolves with the parsed BidResponse or undefined (no bid, error, late).
@@ -179,6 +231,26 @@ export async function startBaselineServer(options) {
     }
     headers['content-length'] = String(payload.length);
     res.writeHead(200, headers).end(payload);
+    if (webhooks) {
+      const timestamp = new Date().toISOString();
+      for (const { seat, bid } of best.values()) {
+        webhooks.send(
+          JSON.stringify({
+            event: 'auction.complete',
+            auction_id: `auc-${n}-${bid.impid}`,
+            winning_bid: bid.price,
+            currency: 'USD',
+            timestamp,
+            request_id: request.id,
+            imp_id: bid.impid,
+            bid_id: `b-${n}-${bid.impid}`,
+            publisher_id: 'bench',
+            seat,
+            clearing_price: bid.price,
+          }),
+        );
+      }
+    }
   }
 
   const server = createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
@@ -198,19 +270,29 @@ export async function startBaselineServer(options) {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(() => resolve(undefined)));
       await agent.close();
+      await webhooks?.close();
     },
   };
 }
 
-/** CLI entry: `--partners url,url [--port N]`. */
+/** CLI entry: `--partners url,url [--port N] [--webhook-url <url> --webhook-secret whsec_...]`. */
 async function main() {
-  const { values } = parseArgs({ options: { partners: { type: 'string' }, port: { type: 'string', default: '0' } } });
+  const { values } = parseArgs({
+    options: { partners: { type: 'string' }, port: { type: 'string', default: '0' }, 'webhook-url': { type: 'string' }, 'webhook-secret': { type: 'string' } },
+  });
   const partnerUrls = (values.partners ?? '').split(',').filter((s) => s !== '');
   if (partnerUrls.length === 0) {
-    process.stderr.write('usage: node bench/baseline-server.mjs --partners <url,url> [--port N]\n');
+    process.stderr.write('usage: node bench/baseline-server.mjs --partners <url,url> [--port N] [--webhook-url <url> --webhook-secret whsec_...]\n');
     process.exit(2);
   }
-  const server = await startBaselineServer({ partnerUrls, port: Number(values.port) });
+  const webhookUrl = values['webhook-url'];
+  const webhookSecret = values['webhook-secret'];
+  if ((webhookUrl === undefined) !== (webhookSecret === undefined)) {
+    process.stderr.write('--webhook-url and --webhook-secret go together\n');
+    process.exit(2);
+  }
+  const webhook = webhookUrl !== undefined && webhookSecret !== undefined ? { url: webhookUrl, secret: webhookSecret } : undefined;
+  const server = await startBaselineServer({ partnerUrls, port: Number(values.port), webhook });
   process.stdout.write(`baseline listening on ${server.url}\n`);
   const stop = () => void server.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);

@@ -75,7 +75,7 @@ export function pinSelf(cpus) {
  * @typedef {object} ProcessGroup
  * @property {(options: { name: string, latencyMs?: string }) => Promise<Child>} startDspSim a dsp-sim bidding on every imp
  * @property {(options: ExchangeOptions) => Promise<Child>} startExchange `adx serve` with its own SQLite file and seed
- * @property {(options: { partnerUrls: string[] }) => Promise<Child>} startBaseline the bare node:http baseline
+ * @property {(options: { partnerUrls: string[], webhook?: { url: string, secret: string } }) => Promise<Child>} startBaseline the bare node:http baseline (with `webhook`, it POSTs signed auction.complete events there)
  * @property {(options: { secret: string, port: number }) => Promise<Child>} startWebhookReceiver `adx webhook-receiver`
  * @property {(child: Child) => Promise<void>} stop stops one child by pid and forgets it
  * @property {() => Promise<void>} stopAll stops every child still running, by pid
@@ -280,12 +280,12 @@ export function createProcessGroup(options = {}) {
       );
     },
 
-    async startBaseline({ partnerUrls }) {
+    async startBaseline({ partnerUrls, webhook }) {
       return track(
         await spawnNode({
           name: 'baseline',
           script: BASELINE_SCRIPT,
-          args: ['--port', '0', '--partners', partnerUrls.join(',')],
+          args: ['--port', '0', '--partners', partnerUrls.join(','), ...(webhook ? ['--webhook-url', webhook.url, '--webhook-secret', webhook.secret] : [])],
           env: { NODE_ENV: 'production' },
           readyPattern: /baseline listening/,
           cpus: serverCpus,

@@ -1,6 +1,8 @@
 /**
  * Measures one scenario: starts a fresh exchange (own SQLite file) and a baseline against the
- * given dsp-sim partners, (d) a webhook endpoint and receiver, warms both up, then alternates
+ * given dsp-sim partners, (d) a webhook endpoint and receiver (the baseline POSTs its own signed
+ * auction.complete events to the same receiver, as adx does; its deliveries are counted apart
+ * and left to land before each adx run), warms both up, then alternates
  * runs (baseline, adx, baseline, adx, ...) so machine noise hits both alike, then one paced run at
  * a fixed rate against the exchange for the latency columns. Stops what it started, by pid.
  * Importing this module does nothing.
@@ -67,7 +69,7 @@ async function setUpWebhooks(group, adxUrl, adminKey) {
   if (created.status !== 201 || typeof created.json?.secret !== 'string') return { why: `POST /v1/webhook-endpoints answered ${created.status}` };
   try {
     const receiver = await group.startWebhookReceiver({ secret: created.json.secret, port });
-    return { receiver };
+    return { receiver, secret: /** @type {string} */ (created.json.secret) };
   } catch (error) {
     return { why: `receiver: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}` };
   }
@@ -77,6 +79,21 @@ async function setUpWebhooks(group, adxUrl, adminKey) {
 async function verifiedDeliveries(receiver) {
   const { json } = await fetchJson(`${receiver.url}/stats`, {});
   return Number(json?.verified ?? 0);
+}
+
+/**
+ * Verified deliveries once the count has stopped moving for 500 ms (at most 15 s).
+ * @param {import('./processes.mjs').Child} receiver
+ */
+async function settledDeliveries(receiver) {
+  let last = await verifiedDeliveries(receiver);
+  for (let waited = 0; waited < 15_000; waited += 500) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = await verifiedDeliveries(receiver);
+    if (now === last) return now;
+    last = now;
+  }
+  return last;
 }
 
 /**
@@ -94,14 +111,16 @@ export async function runScenario({ scenario, group, partnerUrls, settings, satu
   const partners = partnerUrls.slice(0, scenario.partners);
   const [adxStart, baselineStart] = await Promise.allSettled([
     group.startExchange({ dir, apiKey, adminKey, partnerUrls: partners, webhooks: scenario.webhooks, nodeArgs: settings.nodeArgs, serveArgs: settings.serveArgs }),
-    group.startBaseline({ partnerUrls: partners }),
+    // With webhooks the baseline starts once the receiver is up: it POSTs to it as adx does.
+    scenario.webhooks ? Promise.resolve(undefined) : group.startBaseline({ partnerUrls: partners }),
   ]);
   if (adxStart.status === 'rejected' || baselineStart.status === 'rejected') {
-    for (const started of [adxStart, baselineStart]) if (started.status === 'fulfilled') await group.stop(started.value);
+    for (const started of [adxStart, baselineStart]) if (started.status === 'fulfilled' && started.value) await group.stop(started.value);
     throw adxStart.status === 'rejected' ? adxStart.reason : /** @type {PromiseRejectedResult} */ (baselineStart).reason;
   }
   const adx = adxStart.value;
-  const baseline = baselineStart.value;
+  /** @type {import('./processes.mjs').Child | undefined} */
+  let baseline = baselineStart.value;
   /** @type {import('./processes.mjs').Child | undefined} */
   let receiver;
   try {
@@ -113,7 +132,9 @@ export async function runScenario({ scenario, group, partnerUrls, settings, satu
         return { figures: { scenario: scenario.title, na: 'webhooks not available' }, notes };
       }
       receiver = hooks.receiver;
+      baseline = await group.startBaseline({ partnerUrls: partners, webhook: { url: `${receiver.url}/webhooks/auction-complete`, secret: hooks.secret } });
     }
+    if (!baseline) throw new Error(`${scenario.title}: the baseline did not start`);
     const { headers, body } = requestFor(scenario, apiKey);
     // A cold exchange may miss the first deadlines (new partner connections, JIT): probe until a 200.
     /** @type {number[]} */
@@ -136,9 +157,13 @@ export async function runScenario({ scenario, group, partnerUrls, settings, satu
         : runClosedLoop({ ...target(url), durationSec, connections, overallRate });
 
     let adx200 = 1;
+    /** Verified deliveries the baseline made (the receiver counts both servers' webhooks). */
+    let baselineDeliveries = 0;
     for (const [name, url] of [['baseline', baseline.url], ['adx', adx.url]]) {
+      const hooksBefore = receiver && name === 'baseline' ? await verifiedDeliveries(receiver) : 0;
       const warm = await closedRun(url, settings.warmupSec);
       if (name === 'adx') adx200 += warm.statusCounts['200'] ?? 0;
+      if (receiver && name === 'baseline') baselineDeliveries += (await settledDeliveries(receiver)) - hooksBefore;
     }
 
     /** @type {number[]} */ const baseRps = [];
@@ -156,10 +181,17 @@ export async function runScenario({ scenario, group, partnerUrls, settings, satu
     /** @type {{ p50: number, p99: number, max: number } | undefined} */
     let overloadLatency;
     for (let i = 1; i <= settings.pairs; i++) {
+      const baseHooksBefore = receiver ? await verifiedDeliveries(receiver) : 0;
       const b = await closedRun(baseline.url, settings.durationSec);
       baseRps.push(b.requestsPerSec);
       baseLate += b.late;
-      log(`${scenario.title}: baseline run ${i}/${settings.pairs}: ${b.requestsPerSec.toFixed(0)} req/s, non-2xx ${b.non2xx}, late ${b.late}`);
+      // The baseline's webhooks are fire and forget: let them land before adx's run is counted.
+      const baseHooks = receiver ? (await settledDeliveries(receiver)) - baseHooksBefore : 0;
+      baselineDeliveries += baseHooks;
+      log(
+        `${scenario.title}: baseline run ${i}/${settings.pairs}: ${b.requestsPerSec.toFixed(0)} req/s, non-2xx ${b.non2xx}, late ${b.late}` +
+          (receiver ? `, webhooks ${baseHooks} verified (${(baseHooks / b.durationSec).toFixed(0)}/s)` : ''),
+      );
       const before = receiver ? await verifiedDeliveries(receiver) : 0;
       const metricsBefore = await scrapeMetrics(adx.url, settings.workers);
       const a = await closedRun(adx.url, settings.durationSec);
@@ -224,13 +256,13 @@ export async function runScenario({ scenario, group, partnerUrls, settings, satu
       const drainUntil = Date.now() + Math.max(3_000, settings.durationSec * 1000);
       // Every 200 of the exchange's life (probes, warm-up, runs) as it counted them.
       adx200 = (await scrapeMetrics(adx.url, settings.workers)).value('adx_requests_total', { type: 'bid', status: 'ok' });
-      let delivered = await verifiedDeliveries(receiver);
+      let delivered = (await verifiedDeliveries(receiver)) - baselineDeliveries;
       while (delivered < adx200 && Date.now() < drainUntil) {
         await new Promise((r) => setTimeout(r, 250));
-        delivered = await verifiedDeliveries(receiver);
+        delivered = (await verifiedDeliveries(receiver)) - baselineDeliveries;
       }
       const depth = (await scrapeMetrics(adx.url, settings.workers)).value('adx_outbox_depth');
-      notes.push(`${scenario.title}: ${adx200} bid responses with a winning bid (one auction.complete each, counted by the exchange); ${delivered} verified deliveries after the drain wait; outbox depth then ${depth}`);
+      notes.push(`${scenario.title}: ${adx200} bid responses with a winning bid (one auction.complete each, counted by the exchange); ${delivered} verified deliveries from the exchange after the drain wait (the baseline's ${baselineDeliveries} left out); outbox depth then ${depth}`);
     }
     const rss = await peakRss(adx.pid, { withChildren: settings.workers > 1 });
     figures.peakRssMiB = rss?.mib;
@@ -238,7 +270,7 @@ export async function runScenario({ scenario, group, partnerUrls, settings, satu
     return { figures, notes };
   } finally {
     if (receiver) await group.stop(receiver);
-    await group.stop(baseline);
+    if (baseline) await group.stop(baseline);
     await group.stop(adx);
   }
 }
