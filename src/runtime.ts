@@ -42,7 +42,7 @@ import { createAlertRuleService } from './admin/alert-rules.js';
 import { createGroupCommitter } from './storage/group-commit.js';
 import { openStore } from './storage/open-store.js';
 import { createLocalLeaderLock, leaderLockFor, type LeaderLock } from './storage/postgres/leader.js';
-import type { OutboxMessage, Store } from './storage/ports.js';
+import type { BidRecord, DeliveryAttemptRecord, OutboxAttemptUpdate, OutboxMessage, Store } from './storage/ports.js';
 import { createWebhookDispatcher } from './webhooks/dispatcher.js';
 import { warmUpBidPath } from './warm-up.js';
 import { createSecretBox } from './webhooks/secret-box.js';
@@ -166,6 +166,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     // A SQLite node is the only node: claims it finds at start belong to a dead process. In a
     // cluster the primary did that before forking; a worker's would be its siblings' live claims.
     releaseAllClaimsAtStart: store.kind === 'sqlite' && options.clusterWorkerIndex === undefined,
+    // Attempt records ride in the bid path's group commit: one transaction per batch for both.
+    recordAttempt: (attempt, update) => committer.submit({ kind: 'attempt', attempt, update }),
   });
 
   /** `auction.complete` rows for an auction's winners (records and results are in the same order). */
@@ -198,15 +200,31 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     return messages;
   };
 
-  const committer = createGroupCommitter<{ commit: AuctionCommit; messages: OutboxMessage[] }>({
+  /**
+   * The bid path's group commit: auctions (bid records and their events) and the dispatcher's
+   * attempt records, written together in one transaction per batch.
+   */
+  const committer = createGroupCommitter<
+    { kind: 'auction'; commit: AuctionCommit; messages: OutboxMessage[] } | { kind: 'attempt'; attempt: DeliveryAttemptRecord; update: OutboxAttemptUpdate }
+  >({
     maxDelayMs: config.storage.groupCommitMaxDelayMs,
     write: async (items) => {
-      const bids = items.flatMap((c) => c.commit.bids);
+      const bids: BidRecord[] = [];
+      const messages: OutboxMessage[] = [];
+      const attempts: Array<{ attempt: DeliveryAttemptRecord; update: OutboxAttemptUpdate }> = [];
+      for (const item of items) {
+        if (item.kind === 'attempt') {
+          attempts.push(item);
+        } else {
+          bids.push(...item.commit.bids);
+          messages.push(...item.messages);
+        }
+      }
       // New auction.complete rows go to the dispatcher directly when it can start them (inserted
       // already claimed by this node): no claim statement per batch under steady load.
-      const handoff = webhookDispatcher.preclaim(items.flatMap((c) => c.messages));
+      const handoff = webhookDispatcher.preclaim(messages);
       try {
-        await store.writeAuction({ bids, messages: handoff.rows });
+        await store.writeAuction({ bids, messages: handoff.rows, attempts });
       } catch (error) {
         handoff.failed();
         throw error;
@@ -219,7 +237,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     dispatcher,
     partners: () => cache.enabledPartners(),
     commit: (commit) =>
-      committer.submit({ commit, messages: auctionEvents(commit) }).catch((error: unknown) => {
+      committer.submit({ kind: 'auction', commit, messages: auctionEvents(commit) }).catch((error: unknown) => {
         storeHealth.markFailed(error);
         throw error;
       }),
@@ -439,7 +457,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await app.close();
       shedder.stop();
       storeHealth.stop();
-      await committer.close();
       await reportScheduler.stop();
       await alertEvaluator.stop();
       await seriesRollup.stop();
@@ -449,6 +466,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await counters.stop();
       emitter.stop();
       await webhookDispatcher.stop();
+      // After the dispatcher: its last attempt records go through this committer. No bid request
+      // is running any more (the server closed first).
+      await committer.close();
       await notifier.drain();
       await notifier.close();
       await dispatcher.close();

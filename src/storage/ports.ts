@@ -561,7 +561,10 @@ export interface Store {
   reporting: ReportingStore;
   /**
    * Writes bid records and outbox messages in ONE transaction (the auction's state change and
-   * the events it causes, DESIGN section 6). Idempotent per bid id and message id.
+   * the events it causes, DESIGN section 6). Idempotent per bid id and message id. `attempts`
+   * (optional) are delivery attempts recorded in the same transaction, each exactly as
+   * `OutboxStore.recordAttempt` does: the bid path's group commit carries the dispatcher's
+   * records too, so a busy node commits once per batch instead of twice.
    */
-  writeAuction(batch: { bids: BidRecord[]; messages: OutboxMessage[] }): Promise<void>;
+  writeAuction(batch: { bids: BidRecord[]; messages: OutboxMessage[]; attempts?: ReadonlyArray<{ attempt: DeliveryAttemptRecord; update: OutboxAttemptUpdate }> }): Promise<void>;
 }

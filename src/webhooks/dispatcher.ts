@@ -17,7 +17,8 @@
  *   the next claim. While the last claim came back full (a backlog in the store), nothing is
  *   taken this way, so a backlog drains in due order first. A hand-off that never completes
  *   (the process died) is an ordinary claim that lapses with its lease.
- * - Attempts are recorded through a group commit (`recordAttempts`, one transaction per batch).
+ * - Attempts are recorded through a group commit (`recordAttempts`, one transaction per batch),
+ *   or through `deps.recordAttempt` (the runtime's bid-path group commit, shared with auctions).
  * - Disabled endpoints: their messages stay `pending` with nothing recorded and are not claimed;
  *   they go out when the endpoint is enabled again. Deleted endpoints: the message is recorded
  *   as a failed attempt (the store deletes an endpoint's messages with it, so this is a race).
@@ -118,6 +119,13 @@ export interface WebhookDispatcherDeps {
   endpointCacheTtlMs?: number;
   /** Resolver behind the connect-time SSRF guard (default the system's `dns.lookup`; tests stub names). */
   resolveAll?: ResolveAll;
+  /**
+   * Records one attempt durably (resolves once committed), as `OutboxStore.recordAttempt`. The
+   * runtime passes its bid-path group commit, so attempts share the auctions' transactions.
+   * Default: a group commit of the dispatcher's own (2 ms window) over `recordAttempts`. Must
+   * stay open until `stop()` has resolved.
+   */
+  recordAttempt?: (attempt: DeliveryAttemptRecord, update: OutboxAttemptUpdate) => Promise<void>;
 }
 
 export { LAST_SUCCESS_WRITE_INTERVAL_MS } from './endpoint-health.js';
@@ -158,7 +166,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     maxDelayMs: 2,
     write: (items) => store.outbox.recordAttempts(items),
   });
-  const recordAttempt = (attempt: DeliveryAttemptRecord, update: OutboxAttemptUpdate) => recorder.submit({ attempt, update });
+  const recordAttempt = deps.recordAttempt ?? ((attempt: DeliveryAttemptRecord, update: OutboxAttemptUpdate) => recorder.submit({ attempt, update }));
   const tasks = new Set<Promise<void>>();
 
   let state: 'idle' | 'running' | 'stopped' = 'idle';
@@ -319,26 +327,33 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   function startAttempt(message: OutboxMessage): void {
     inFlight.set(message.endpointId, (inFlight.get(message.endpointId) ?? 0) + 1);
     held.add(message.id);
-    const task: Promise<void> = runAttempt(message)
+    let slotFreed = false;
+    // The endpoint's slot is free once its HTTP exchange is over, before the attempt's record
+    // is durable (the message stays claimed until then, so nobody else sends it meanwhile).
+    const freeSlot = () => {
+      if (slotFreed) return;
+      slotFreed = true;
+      const left = (inFlight.get(message.endpointId) ?? 1) - 1;
+      if (left <= 0) inFlight.delete(message.endpointId);
+      else inFlight.set(message.endpointId, left);
+      if (state !== 'running') return;
+      startNextWaiting(message.endpointId);
+      // Claim more only when the store holds a backlog and this endpoint's queue runs low:
+      // while it is half full the endpoint is excluded from claims, and a claim per finished
+      // attempt would scan its backlog for nothing. Without a backlog new messages arrive by
+      // hand-off or wake-up, and retries coming due are found by the poll.
+      if (backlogInStore && (waiting.get(message.endpointId)?.length ?? 0) <= maxWaiting / 2) {
+        idleWithExclusions = false;
+        wake();
+      }
+    };
+    const task: Promise<void> = runAttempt(message, freeSlot)
       .catch((error: unknown) => log.error({ err: error, messageId: message.id }, 'webhook dispatcher: attempt could not be recorded'))
       .finally(() => {
-        const left = (inFlight.get(message.endpointId) ?? 1) - 1;
-        if (left <= 0) inFlight.delete(message.endpointId);
-        else inFlight.set(message.endpointId, left);
+        freeSlot();
         // Stopping: stop() releases what is still held. Running: an unrecorded claim lapses with its lease.
         if (state === 'running') held.delete(message.id);
         tasks.delete(task);
-        if (state === 'running') {
-          startNextWaiting(message.endpointId);
-          // Claim more only when the store holds a backlog and this endpoint's queue runs low:
-          // while it is half full the endpoint is excluded from claims, and a claim per finished
-          // attempt would scan its backlog for nothing. Without a backlog new messages arrive by
-          // hand-off or wake-up, and retries coming due are found by the poll.
-          if (backlogInStore && (waiting.get(message.endpointId)?.length ?? 0) <= maxWaiting / 2) {
-            idleWithExclusions = false;
-            wake();
-          }
-        }
       });
     tasks.add(task);
   }
@@ -368,7 +383,8 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     else scheduleTick(0);
   }
 
-  async function runAttempt(message: OutboxMessage): Promise<void> {
+  /** Sends one attempt and records it; calls `sent` once the HTTP exchange is over (before the record). */
+  async function runAttempt(message: OutboxMessage, sent: () => void): Promise<void> {
     const endpoint = await cache.get(message.endpointId);
     const startedAtMs = clock.now();
     const attemptNo = message.attempts + 1;
@@ -390,6 +406,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
 
     const startedMono = clock.monotonicMs();
     const result = await send(message, endpoint, startedAtMs);
+    sent();
     const durationMs = Math.max(0, Math.round(clock.monotonicMs() - startedMono));
     if (result.statusCode === null && shutdown.signal.aborted) return; // stop(): the claim is released, nothing recorded
     const endedAtMs = clock.now();

@@ -293,6 +293,50 @@ export function defineWebhookStoreContract(getStore: () => Store): void {
       expect(await store.bids.get('bid_1')).toEqual(bid('bid_1'));
     });
 
+    it('writeAuction records delivery attempts in the same transaction, as recordAttempt does', async () => {
+      const store = getStore();
+      await store.outbox.enqueue([message('msg_1'), message('msg_2')]);
+      await store.outbox.claimDue({ owner: 'node_a', nowMs: T0, limit: 2, leaseMs: 30_000 });
+      const delivered = attempt('msg_1', 1, { statusCode: 204, responseExcerpt: null, nextAttemptAtMs: null });
+      const failed = attempt('msg_2', 1, { error: 'HTTP 500', nextAttemptAtMs: T0 + 5000 });
+      await store.writeAuction({
+        bids: [bid('bid_1')],
+        messages: [message('msg_3')],
+        attempts: [
+          { attempt: delivered, update: { status: 'delivered', attempts: 1, nextAttemptAtMs: T0, deliveredAtMs: T0 + 10, lastError: null } },
+          { attempt: failed, update: { status: 'pending', attempts: 1, nextAttemptAtMs: T0 + 5000, deliveredAtMs: null, lastError: 'HTTP 500' } },
+        ],
+      });
+      expect(await store.bids.get('bid_1')).toEqual(bid('bid_1'));
+      expect(await store.outbox.get('msg_3')).toEqual(message('msg_3'));
+      expect(await store.outbox.get('msg_1')).toEqual(message('msg_1', { status: 'delivered', attempts: 1, deliveredAtMs: T0 + 10 }));
+      expect(await store.outbox.get('msg_2')).toEqual(message('msg_2', { attempts: 1, nextAttemptAtMs: T0 + 5000, lastError: 'HTTP 500' }));
+      expect(await store.outbox.attemptsFor('msg_1')).toEqual([delivered]);
+      expect(await store.outbox.attemptsFor('msg_2')).toEqual([failed]);
+      // Attempts alone are a batch too; a repeated attempt number is ignored, its update applied.
+      await store.writeAuction({
+        bids: [],
+        messages: [],
+        attempts: [{ attempt: { ...failed, error: 'other' }, update: { status: 'failed', attempts: 1, nextAttemptAtMs: T0 + 5000, deliveredAtMs: null, lastError: 'gave up' } }],
+      });
+      expect(await store.outbox.attemptsFor('msg_2')).toEqual([failed]);
+      expect((await store.outbox.get('msg_2'))?.status).toBe('failed');
+    });
+
+    it('writeAuction is atomic with attempts: an attempt that cannot be stored rolls back the bids, messages and other attempts', async () => {
+      const store = getStore();
+      await store.outbox.enqueue([message('msg_1'), message('msg_2')]);
+      const update: OutboxAttemptUpdate = { status: 'delivered', attempts: 1, nextAttemptAtMs: T0, deliveredAtMs: T0 + 10, lastError: null };
+      const broken = attempt('msg_2', 1, { startedAtMs: null as unknown as number });
+      await expect(
+        store.writeAuction({ bids: [bid('bid_1')], messages: [message('msg_3')], attempts: [{ attempt: attempt('msg_1', 1), update }, { attempt: broken, update }] }),
+      ).rejects.toThrow();
+      expect(await store.bids.get('bid_1')).toBeUndefined();
+      expect(await store.outbox.get('msg_3')).toBeUndefined();
+      expect(await store.outbox.attemptsFor('msg_1')).toEqual([]);
+      expect(await store.outbox.get('msg_1')).toEqual(message('msg_1'));
+    });
+
     it('notices.record inserts its messages only when the notice is first', async () => {
       const store = getStore();
       const billing = notice('bid_1', { kind: 'billing', source: 'impression' });

@@ -6,25 +6,27 @@
  * at once.
  */
 import type { Kysely } from 'kysely';
-import type { BidRecord, OutboxMessage, Store } from '../ports.js';
+import type { Store } from '../ports.js';
 import type { Database } from '../schema.js';
 import { insertBidRecords } from './bids.js';
-import { insertOutboxMessages } from './outbox.js';
+import { insertOutboxMessages, writeAttempt } from './outbox.js';
 import { createQueryTemplates, type QueryTemplates } from './templates.js';
 
 /**
  * `writeAuction` over `db`: inserts `bids` (as `BidStore.insertMany`) and `messages` (as
- * `OutboxStore.enqueue`), both `ON CONFLICT DO NOTHING` so a retried batch is idempotent per bid id
+ * `OutboxStore.enqueue`), then records `attempts` (as `OutboxStore.recordAttempts`), all in one
+ * transaction; inserts are `ON CONFLICT DO NOTHING` so a retried batch is idempotent per bid id
  * and message id, each INSERT compiled once per row count (`templates`, default a cache of its
  * own). An empty batch opens no transaction and an empty list issues no INSERT. Rejects,
  * writing nothing, when any row violates a constraint.
  */
 export function createAuctionWriter(db: Kysely<Database>, templates: QueryTemplates = createQueryTemplates()): Store['writeAuction'] {
-  return async ({ bids, messages }: { bids: BidRecord[]; messages: OutboxMessage[] }): Promise<void> => {
-    if (bids.length === 0 && messages.length === 0) return;
+  return async ({ bids, messages, attempts = [] }: Parameters<Store['writeAuction']>[0]): Promise<void> => {
+    if (bids.length === 0 && messages.length === 0 && attempts.length === 0) return;
     await db.transaction().execute(async (trx) => {
       await insertBidRecords(trx, bids, templates);
       await insertOutboxMessages(trx, messages, templates);
+      for (const { attempt, update } of attempts) await writeAttempt(trx, templates, attempt, update);
     });
   };
 }

@@ -154,8 +154,12 @@ interface OutboxAttemptRow extends TemplateRow {
   last_error: string | null;
 }
 
-/** Inserts one attempt (ignored when that attempt number is stored) and applies its update, clearing the claim. */
-async function writeAttempt(trx: Kysely<Database>, templates: QueryTemplates, attempt: DeliveryAttemptRecord, update: OutboxAttemptUpdate): Promise<void> {
+/**
+ * Inserts one attempt through `trx` (ignored when that attempt number is stored) and applies its
+ * update to the message, clearing the claim (`OutboxStore.recordAttempt`; also used by
+ * `writeAuction`). Rejects as the statements do.
+ */
+export async function writeAttempt(trx: Kysely<Database>, templates: QueryTemplates, attempt: DeliveryAttemptRecord, update: OutboxAttemptUpdate): Promise<void> {
   const attemptRow: Insertable<DeliveryAttemptsTable> = {
     message_id: attempt.messageId,
     attempt: attempt.attempt,
