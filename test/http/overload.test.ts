@@ -85,6 +85,30 @@ describe('adaptive in-flight limit (issue 15: never late at 2x saturation)', () 
     expect(limit.limit()).toBeGreaterThan(100);
   });
 
+  it('while the event loop is congested, an answer within 3 x dangerSlackMs cuts it by 10%; with an idle loop it does not', () => {
+    const congested = createAdaptiveLimit({ initial: 100, max: 2000, dangerSlackMs: 10 });
+    const idle = createAdaptiveLimit({ initial: 100, max: 2000, dangerSlackMs: 10 });
+    for (const [limit, delayMs] of [
+      [congested, 12],
+      [idle, 1],
+    ] as const) {
+      limit.loopDelay(delayMs);
+      window(limit, 0, { latencyMs: 75, peak: 100 }); // 25 ms of slack
+      window(limit, 100, { latencyMs: 10, peak: 100 }); // closes the first window
+    }
+    expect(congested.limit()).toBe(90);
+    expect(idle.limit()).toBe(105);
+  });
+
+  it('the loop delay of one window does not carry into the next', () => {
+    const limit = createAdaptiveLimit({ initial: 100, max: 2000, dangerSlackMs: 10 });
+    limit.loopDelay(20);
+    window(limit, 0, { latencyMs: 10, peak: 100 }); // plenty of slack: grows despite the delay
+    window(limit, 100, { latencyMs: 75, peak: 100 }); // closes the first; no delay noted in this one
+    window(limit, 200, { latencyMs: 10, peak: 100 }); // closes the second
+    expect(limit.limit()).toBe(110);
+  });
+
   it('stays within [min, max]', () => {
     const limit = createAdaptiveLimit({ initial: 50, min: 8, max: 60, dangerSlackMs: 10 });
     for (let w = 0; w < 20; w++) window(limit, w * 100, { latencyMs: 150, peak: 50 });

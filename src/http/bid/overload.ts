@@ -14,6 +14,11 @@
  * (tmax minus latency) of a window under `dangerSlackMs` halves it, under 1.5 times that cuts it
  * by 10%, and otherwise it grows by 5% while it is what holds requests back. A slow partner does not
  * shrink it: partners are cut at tmax minus the margin, and `dangerSlackMs` is half that margin.
+ * While the event loop is congested (a sampled delay p99 over `congestedLoopDelayMs` in the
+ * window), an answer within `cautionSlackMs` (3 x danger) also cuts it by 10%: then the time
+ * answers take is the exchange's own queueing, and a full GC (a 22 ms pause was measured at 2x
+ * saturation) must not push them past tmax. A slow partner with an idle loop keeps the 10 ms rule
+ * only, so partners answering near their deadline do not shrink the limit.
  * Two more signals were tried and dropped. Latency relative to an unloaded level: under 2x load
  * the time an admitted request takes is set largely by the shed requests read in the same
  * event-loop turns, not by how many are admitted, so that rule drove the limit to its floor
@@ -91,6 +96,13 @@ export interface AdaptiveLimitOptions {
   dangerSlackMs?: number;
   /** Length of one measurement window (default 100). */
   windowMs?: number;
+  /**
+   * While the event loop is congested, an answer with less slack than this cuts the limit by
+   * 10% (default 3 x `dangerSlackMs`). Keeps room for a full GC's pause under saturation.
+   */
+  cautionSlackMs?: number;
+  /** Event-loop delay (p99 of a sampling window, ms) above which the loop counts as congested (default 5). */
+  congestedLoopDelayMs?: number;
 }
 
 /** The adaptive concurrency limit (see the module comment); fed by completions, pure (no timers). */
@@ -102,6 +114,8 @@ export interface AdaptiveLimit {
   record(latencyMs: number, tmaxMs: number, nowMs: number): void;
   /** Notes the in-flight count when a request is admitted (whether the limit is what binds). */
   admitted(inFlight: number): void;
+  /** Notes a sampled event-loop delay (p99 of a sampling window, ms); the worst of a window counts. */
+  loopDelay(delayMs: number): void;
   /** The current limit (requests in flight). */
   limit(): number;
 }
@@ -113,19 +127,24 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
   const max = Math.max(min, options.max);
   const dangerSlackMs = options.dangerSlackMs ?? 10;
   const windowMs = options.windowMs ?? 100;
+  const cautionSlackMs = options.cautionSlackMs ?? 3 * dangerSlackMs;
+  const congestedLoopDelayMs = options.congestedLoopDelayMs ?? 5;
   let limit = Math.min(max, Math.max(min, initial));
   let windowEndMs: number | undefined;
   let count = 0;
   let worstSlackMs = Infinity;
   let peakInFlight = 0;
+  let worstLoopDelayMs = 0;
 
   function close(): void {
+    const congested = worstLoopDelayMs > congestedLoopDelayMs;
     if (worstSlackMs < dangerSlackMs) limit = Math.max(min, Math.floor(limit / 2));
-    else if (worstSlackMs < 1.5 * dangerSlackMs) limit = Math.max(min, Math.floor(limit * 0.9));
+    else if (worstSlackMs < 1.5 * dangerSlackMs || (congested && worstSlackMs < cautionSlackMs)) limit = Math.max(min, Math.floor(limit * 0.9));
     else if (peakInFlight >= limit * 0.8) limit = Math.min(max, limit + Math.max(1, Math.round(limit * 0.05)));
     count = 0;
     worstSlackMs = Infinity;
     peakInFlight = 0;
+    worstLoopDelayMs = 0;
   }
 
   return {
@@ -140,6 +159,9 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
     },
     admitted(inFlight) {
       if (inFlight > peakInFlight) peakInFlight = inFlight;
+    },
+    loopDelay(delayMs) {
+      if (delayMs > worstLoopDelayMs) worstLoopDelayMs = delayMs;
     },
     limit: () => limit,
   };
@@ -167,6 +189,7 @@ export function createLoadShedder(options: LoadShedderOptions): LoadShedder {
   const sampleIntervalMs = options.sampleIntervalMs ?? 100;
   const tracker = createDelayTracker({ maxDelayMs: options.maxEventLoopDelayMs, sustainMs: options.sustainMs ?? 500 });
   const resolutionMs = 10;
+  const adaptive = options.initialLimit === 0 ? undefined : createAdaptiveLimit({ initial: options.initialLimit, max: options.maxInFlight, dangerSlackMs: options.dangerSlackMs });
   const histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: resolutionMs });
   histogram.enable();
   const timer = setInterval(() => {
@@ -175,11 +198,12 @@ export function createLoadShedder(options: LoadShedderOptions): LoadShedder {
     // empty. Counting those as "no delay" would break a run of over-threshold windows in two.
     if (histogram.count === 0) return;
     // percentile() is in ns and includes the sampling interval itself, which is not delay.
-    tracker.record(Math.max(0, histogram.percentile(99) / 1e6 - resolutionMs), performance.now());
+    const delayMs = Math.max(0, histogram.percentile(99) / 1e6 - resolutionMs);
+    tracker.record(delayMs, performance.now());
+    adaptive?.loopDelay(delayMs);
     histogram.reset();
   }, sampleIntervalMs);
   timer.unref();
-  const adaptive = options.initialLimit === 0 ? undefined : createAdaptiveLimit({ initial: options.initialLimit, max: options.maxInFlight, dangerSlackMs: options.dangerSlackMs });
   return {
     shouldShed() {
       if (inFlight >= options.maxInFlight) return 'in_flight';
