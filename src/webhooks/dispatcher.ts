@@ -14,8 +14,10 @@
  *   this node (same owner and lease as a claim) and start as soon as the insert has committed,
  *   with no claim statement (under steady load the claim was the store's costliest statement:
  *   one per group commit, ~240 us each on SQLite). The rest are inserted unclaimed and found by
- *   the next claim. While the last claim came back full (a backlog in the store), nothing is
- *   taken this way, so a backlog drains in due order first. A hand-off that never completes
+ *   the next claim. While the last claim came back full or left busy endpoints out (a backlog
+ *   in the store), nothing is taken this way, so a backlog drains in due order first, and a
+ *   finished attempt asks for a claim only then. An endpoint's slot frees when its HTTP
+ *   exchange ends, before the attempt's record is durable. A hand-off that never completes
  *   (the process died) is an ordinary claim that lapses with its lease.
  * - Attempts are recorded through a group commit (`recordAttempts`, one transaction per batch),
  *   or through `deps.recordAttempt` (the runtime's bid-path group commit, shared with auctions).
