@@ -9,8 +9,8 @@
  *   A queued message whose claim is close to its lease end is released rather than sent (another
  *   node may take it over). A slow endpoint therefore holds at most `perEndpointConcurrency`
  *   attempts and never delays the others: the loop starts attempts without awaiting them.
- * - Hand-off of new messages (`preclaim`): a writer about to insert new outbox rows offers them
- *   first; those whose endpoint is cached, enabled and not busy are inserted already claimed by
+ * - Hand-off of new messages (`preclaim`, `handoff.ts`): a writer about to insert new outbox rows
+ *   offers them first; those whose endpoint is cached, enabled and not busy are inserted already claimed by
  *   this node (same owner and lease as a claim) and start as soon as the insert has committed,
  *   with no claim statement (under steady load the claim was the store's costliest statement:
  *   one per group commit, ~240 us each on SQLite). The rest are inserted unclaimed and found by
@@ -42,6 +42,7 @@ import { buildAttemptRequest } from './attempt-request.js';
 import { createWebhookAgent, deliverOnce, type AttemptResult } from './deliver.js';
 import { createEndpointCache, type OpenedEndpoint } from './endpoint-cache.js';
 import { endpointHealthChange } from './endpoint-health.js';
+import { createHandoff, type PreclaimedMessages } from './handoff.js';
 import { decideAttemptOutcome } from './outcome.js';
 import type { SecretBox } from './secret-box.js';
 import { createGuardedLookup, type ResolveAll } from './ssrf.js';
@@ -73,18 +74,6 @@ export interface WebhookDispatcher {
    * effect before the call answers); the next attempt reads the store.
    */
   endpointsChanged(): void;
-}
-
-/** What `WebhookDispatcher.preclaim` answers. */
-export interface PreclaimedMessages {
-  /** The messages to insert, taken ones with this node's claim. */
-  rows: OutboxMessage[];
-  /** How many rows are inserted unclaimed. */
-  untaken: number;
-  /** The insert committed: start the taken messages. Call once. */
-  committed(): void;
-  /** The insert failed: forget the taken messages. Call once. */
-  failed(): void;
 }
 
 /** Dependencies and settings of `createWebhookDispatcher`. Durations in ms. */
@@ -131,6 +120,7 @@ export interface WebhookDispatcherDeps {
 }
 
 export { LAST_SUCCESS_WRITE_INTERVAL_MS } from './endpoint-health.js';
+export type { PreclaimedMessages } from './handoff.js';
 export { deliveryUrl } from './attempt-request.js';
 /** Longest wait between polls while the store keeps failing, ms. */
 const MAX_BACKOFF_MS = 10_000;
@@ -182,21 +172,6 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   let idleWithExclusions = false;
   /** The last claim came back full or left busy endpoints out: due messages may wait in the store (no hand-off meanwhile). */
   let backlogInStore = true;
-  /** Messages taken by `preclaim` whose insert has not settled yet, per endpoint id. */
-  const reserved = new Map<string, number>();
-
-  /** Attempts in flight, queued and reserved for an endpoint. */
-  function load(endpointId: string): number {
-    return (inFlight.get(endpointId) ?? 0) + (waiting.get(endpointId)?.length ?? 0) + (reserved.get(endpointId) ?? 0);
-  }
-
-  function unreserve(taken: readonly OutboxMessage[]): void {
-    for (const message of taken) {
-      const left = (reserved.get(message.endpointId) ?? 1) - 1;
-      if (left <= 0) reserved.delete(message.endpointId);
-      else reserved.set(message.endpointId, left);
-    }
-  }
 
   /** Starts a committed, pre-claimed message now, or queues it behind its endpoint's attempts in flight. */
   function startOrQueue(message: OutboxMessage, claimedAtMs: number): void {
@@ -210,44 +185,24 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
     held.add(message.id);
   }
 
-  function preclaim(messages: readonly OutboxMessage[]): PreclaimedMessages {
-    const nowMs = clock.now();
-    const taken: OutboxMessage[] = [];
-    const rows = messages.map((message) => {
-      if (state !== 'running' || storeFailures > 0 || !claimsReleased || backlogInStore) return message;
+  const handoff = createHandoff({
+    owner,
+    leaseMs,
+    clock,
+    log,
+    // Taken only while running on a healthy store with no backlog, for a cached, enabled endpoint
+    // whose attempts in flight, queued and reserved stay under its slots plus half its queue.
+    canTake(message, reservedForEndpoint) {
+      if (state !== 'running' || storeFailures > 0 || !claimsReleased || backlogInStore) return false;
       const endpoint = cache.peek(message.endpointId);
-      if (endpoint === undefined || !endpoint.record.enabled) return message;
-      if (load(message.endpointId) >= cap + maxWaiting / 2) return message;
-      const claimed: OutboxMessage = { ...message, claimedBy: owner, claimExpiresAtMs: nowMs + leaseMs };
-      reserved.set(message.endpointId, (reserved.get(message.endpointId) ?? 0) + 1);
-      taken.push(claimed);
-      return claimed;
-    });
-    let settled = false;
-    return {
-      rows,
-      untaken: messages.length - taken.length,
-      committed() {
-        if (settled) return;
-        settled = true;
-        unreserve(taken);
-        if (taken.length === 0) return;
-        if (state === 'running') {
-          for (const message of taken) startOrQueue(message, nowMs);
-          return;
-        }
-        // Stopped between the offer and the commit: give the claims back at once.
-        store.outbox
-          .releaseMessages(owner, taken.map((m) => m.id))
-          .catch((error: unknown) => log.error({ err: error }, 'webhook dispatcher: hand-off claims could not be released (they lapse with their lease)'));
-      },
-      failed() {
-        if (settled) return;
-        settled = true;
-        unreserve(taken);
-      },
-    };
-  }
+      if (endpoint === undefined || !endpoint.record.enabled) return false;
+      const load = (inFlight.get(message.endpointId) ?? 0) + (waiting.get(message.endpointId)?.length ?? 0) + reservedForEndpoint;
+      return load < cap + maxWaiting / 2;
+    },
+    running: () => state === 'running',
+    start: startOrQueue,
+    release: (ids) => store.outbox.releaseMessages(owner, ids),
+  });
 
   function scheduleTick(delayMs: number): void {
     if (state !== 'running') return;
@@ -465,7 +420,7 @@ export function createWebhookDispatcher(deps: WebhookDispatcherDeps): WebhookDis
   }
 
   return {
-    preclaim,
+    preclaim: (messages) => handoff.preclaim(messages),
     start() {
       if (state === 'stopped') throw new Error('webhook dispatcher was stopped; create a new one');
       if (state === 'running') return;
