@@ -4,32 +4,20 @@
  * `FOR UPDATE SKIP LOCKED` on the claim subquery; SQLite must not get it (a syntax error there).
  */
 import { describe, expect, it } from 'vitest';
-import { CompiledQuery, DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
+import { CompiledQuery } from 'kysely';
+import { captureSql } from '../helpers/capture-sql.js';
 import { createOutboxQueries } from '../../src/storage/queries/outbox.js';
-import type { Database } from '../../src/storage/schema.js';
 import { openSqliteStore } from '../../src/storage/sqlite/index.js';
 
-function capture(kind: 'postgres' | 'sqlite'): { db: Kysely<Database>; statements: string[] } {
-  const statements: string[] = [];
-  const db = new Kysely<Database>({
-    dialect: {
-      createAdapter: () => (kind === 'postgres' ? new PostgresAdapter() : new SqliteAdapter()),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (k) => (kind === 'postgres' ? new PostgresIntrospector(k) : new SqliteIntrospector(k)),
-      createQueryCompiler: () => (kind === 'postgres' ? new PostgresQueryCompiler() : new SqliteQueryCompiler()),
-    },
-    log: (event) => {
-      statements.push(event.query.sql);
-    },
-  });
-  return { db, statements };
-}
+/** The SQL texts of the statements logged so far. */
+const texts = (logged: ReadonlyArray<{ sql: string }>): string[] => logged.map((s) => s.sql);
 
 describe('outbox claimDue SQL', () => {
   it('on PostgreSQL locks the due rows once in a materialized CTE with SKIP LOCKED, then updates those', async () => {
-    const { db, statements } = capture('postgres');
+    const { db, statements: logged } = captureSql('postgres');
     const outbox = createOutboxQueries(db, { supportsSkipLocked: true });
     await outbox.claimDue({ owner: 'node_a', nowMs: 1, limit: 10, leaseMs: 30_000, excludeEndpointIds: ['we_1'] });
+    const statements = texts(logged);
     expect(statements).toHaveLength(1);
     const [statement = ''] = statements;
     expect(statement).toMatch(/^with "due" as materialized \(select "id" from "outbox_messages"/);
@@ -39,16 +27,18 @@ describe('outbox claimDue SQL', () => {
   });
 
   it('has no row locking clause on SQLite', async () => {
-    const { db, statements } = capture('sqlite');
+    const { db, statements: logged } = captureSql('sqlite');
     await createOutboxQueries(db, { supportsSkipLocked: false }).claimDue({ owner: 'node_a', nowMs: 1, limit: 10, leaseMs: 30_000 });
+    const statements = texts(logged);
     expect(statements).toHaveLength(1);
     expect(statements[0]).not.toMatch(/for update|skip locked/i);
     expect(statements[0]).not.toMatch(/not in/);
   });
 
   it('on SQLite updates the picked rows by primary key, not by walking the due backlog again', async () => {
-    const { db, statements } = capture('sqlite');
+    const { db, statements: logged } = captureSql('sqlite');
     await createOutboxQueries(db, { supportsSkipLocked: false }).claimDue({ owner: 'node_a', nowMs: 1, limit: 10, leaseMs: 30_000, excludeEndpointIds: ['we_1'] });
+    const statements = texts(logged);
     const store = await openSqliteStore({ path: ':memory:' });
     try {
       await store.migrate();

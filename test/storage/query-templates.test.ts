@@ -7,28 +7,14 @@
  * PostgreSQL, in the contract suite.
  */
 import { describe, expect, it } from 'vitest';
-import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
+import { sql } from 'kysely';
+import { captureSql } from '../helpers/capture-sql.js';
 import type { BidRecord, OutboxMessage } from '../../src/storage/ports.js';
 import { insertBidRecords } from '../../src/storage/queries/bids.js';
 import { createOutboxQueries, insertOutboxMessages } from '../../src/storage/queries/outbox.js';
 import { createQueryTemplates } from '../../src/storage/queries/templates.js';
-import type { Database } from '../../src/storage/schema.js';
 
-function capture(kind: 'postgres' | 'sqlite'): { db: Kysely<Database>; statements: Array<{ sql: string; parameters: readonly unknown[] }> } {
-  const statements: Array<{ sql: string; parameters: readonly unknown[] }> = [];
-  const db = new Kysely<Database>({
-    dialect: {
-      createAdapter: () => (kind === 'postgres' ? new PostgresAdapter() : new SqliteAdapter()),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (k) => (kind === 'postgres' ? new PostgresIntrospector(k) : new SqliteIntrospector(k)),
-      createQueryCompiler: () => (kind === 'postgres' ? new PostgresQueryCompiler() : new SqliteQueryCompiler()),
-    },
-    log: (event) => {
-      statements.push({ sql: event.query.sql, parameters: event.query.parameters });
-    },
-  });
-  return { db, statements };
-}
+const capture = captureSql;
 
 function bid(n: number, overrides: Partial<BidRecord> = {}): BidRecord {
   return {

@@ -7,16 +7,14 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
-import type { OutboxMessage } from '../../src/storage/ports.js';
 import type { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { startFakeReceiver, type FakeReceiver } from '../fakes/fake-receiver.js';
-import { createEndpoint, enqueueMessage, openTestBed, pause, startDispatcher, waitUntil, type TestBed } from './helpers.js';
+import { createEndpoint, enqueueMessage, newMessage as newMessageAt, openTestBed, pause, startDispatcher, waitUntil, type TestBed } from './helpers.js';
 
 let clock: ManualClock;
 let bed: TestBed;
 let receiver: FakeReceiver;
 let dispatcher: WebhookDispatcher | undefined;
-let seq = 0;
 
 beforeEach(async () => {
   clock = new ManualClock(Date.now());
@@ -32,24 +30,7 @@ afterEach(async () => {
 });
 
 /** A new, unclaimed message for `endpointId` (not stored). */
-function newMessage(endpointId: string): OutboxMessage {
-  const nowMs = clock.now();
-  return {
-    id: `msg_handoff_${++seq}`,
-    endpointId,
-    eventKind: 'auction.complete',
-    body: JSON.stringify({ event: 'auction.complete', n: seq }),
-    publisherId: null,
-    status: 'pending',
-    attempts: 0,
-    nextAttemptAtMs: nowMs,
-    createdAtMs: nowMs,
-    claimedBy: null,
-    claimExpiresAtMs: null,
-    deliveredAtMs: null,
-    lastError: null,
-  };
-}
+const newMessage = (endpointId: string) => newMessageAt(clock, endpointId);
 
 /** Waits until the dispatcher's first claim has run (it then takes hand-offs). */
 async function handOffReady(d: WebhookDispatcher, endpointId: string): Promise<void> {

@@ -76,16 +76,14 @@ export async function createEndpoint(
   return { record, secret, apiKey };
 }
 
-/** Enqueues one pending message due now; `body` defaults to a JSON text with spacing JSON.stringify would not keep. */
-export async function enqueueMessage(
-  bed: TestBed,
-  clock: Clock,
-  endpointId: string,
-  fields: { eventKind?: string; body?: string; createdAtMs?: number } = {},
-): Promise<OutboxMessage> {
+/**
+ * A new pending message due now (not stored), unclaimed; `body` defaults to a JSON text with
+ * spacing JSON.stringify would not keep.
+ */
+export function newMessage(clock: Clock, endpointId: string, fields: { eventKind?: string; body?: string; createdAtMs?: number } = {}): OutboxMessage {
   const nowMs = fields.createdAtMs ?? clock.now();
   const id = `msg_test_${++messageSeq}`;
-  const message: OutboxMessage = {
+  return {
     id,
     endpointId,
     eventKind: fields.eventKind ?? 'auction.complete',
@@ -100,6 +98,16 @@ export async function enqueueMessage(
     deliveredAtMs: null,
     lastError: null,
   };
+}
+
+/** Enqueues one pending message due now (`newMessage`) and answers it. */
+export async function enqueueMessage(
+  bed: TestBed,
+  clock: Clock,
+  endpointId: string,
+  fields: { eventKind?: string; body?: string; createdAtMs?: number } = {},
+): Promise<OutboxMessage> {
+  const message = newMessage(clock, endpointId, fields);
   await bed.store.outbox.enqueue([message]);
   return message;
 }
