@@ -12,7 +12,13 @@
  * each answer (inflated asynchronously should a partner gzip anyway), keep the highest bid per imp,
  * and answer a JSON BidResponse (gzipped asynchronously when the client accepts it) or 204. No
  * synchronous zlib anywhere, as in adx. No validation, no auction rules, no currency, no
- * storage, no notices, no metrics.
+ * storage, no metrics.
+ *
+ * Loss notices, as adx makes them (scenario b): after answering, each losing bid's `lurl` gets its
+ * OpenRTB 2.5 section 4.4 macros substituted (`${AUCTION_LOSS}` = 102, lost to a higher bid) and
+ * is fetched with a GET through a notice pool of its own, as adx's partner notifier does (64
+ * connections per origin, a timeout signal per call, the body read and dropped); fire and forget,
+ * no retries.
  *
  * With `--webhook-url` and `--webhook-secret` (scenario d), it also makes adx's webhook I/O: per
  * imp won, after answering, one `auction.complete` POST with adx's payload fields, signed as
@@ -51,6 +57,41 @@ const DEFAULT_TMAX_MS = 100;
  * @property {{ url: string, secret: string }} [webhook] where to POST `auction.complete` (the full
  *   delivery URL) and the endpoint's `whsec_` secret; absent = no webhooks.
  */
+
+/** adx's default `notices.partnerCallTimeoutMs`: one loss notice call, ms. */
+const NOTICE_TIMEOUT_MS = 2000;
+
+/** `${NAME}` macros (OpenRTB 2.5 section 4.4) as dsp-sim and most DSPs write them. */
+const MACRO = /\$\{(AUCTION_[A-Z_]+)\}/g;
+
+/**
+ * A fire-and-forget caller of partners' loss notice URLs, with adx's notifier pool settings.
+ * @returns {{ fire: (url: string) => void, close: () => Promise<void> }}
+ */
+function createLossNotifier() {
+  const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64, connect: { timeout: NOTICE_TIMEOUT_MS }, headersTimeout: NOTICE_TIMEOUT_MS, bodyTimeout: NOTICE_TIMEOUT_MS });
+  return {
+    fire(url) {
+      agent
+        .request({ origin: new URL(url).origin, path: url.slice(url.indexOf('/', url.indexOf('//') + 2)), method: 'GET', signal: AbortSignal.timeout(NOTICE_TIMEOUT_MS) })
+        .then((res) => res.body.dump({ limit: 64 * 1024 }))
+        .catch(() => undefined);
+    },
+    close: () => agent.close(),
+  };
+}
+
+/**
+ * A loss URL with its macros filled in for a bid that lost to a higher one.
+ * @param {string} lurl
+ * @param {{ id: string, seat: string, bid: any }} loser partner request id, seat and the bid
+ * @returns {string}
+ */
+function lossUrl(lurl, loser) {
+  /** @type {Record<string, string>} */
+  const values = { AUCTION_ID: loser.id, AUCTION_BID_ID: String(loser.bid.id ?? ''), AUCTION_IMP_ID: String(loser.bid.impid ?? ''), AUCTION_SEAT_ID: loser.seat, AUCTION_AD_ID: String(loser.bid.adid ?? ''), AUCTION_CURRENCY: 'USD', AUCTION_LOSS: '102' };
+  return lurl.replace(MACRO, (whole, name) => (name in values ? encodeURIComponent(values[name]) : whole));
+}
 
 /** adx's default `webhooks.perEndpointConcurrency`: connections to a webhook endpoint. */
 const WEBHOOK_CONNECTIONS = 32;
@@ -128,6 +169,7 @@ export async function startBaselineServer(options) {
   });
   let seq = 0;
   const webhooks = options.webhook ? createWebhookSender(options.webhook) : undefined;
+  const losses = createLossNotifier();
 
   /**
    * One partner call; resolves with the parsed BidResponse or undefined (no bid, error, late).
@@ -182,9 +224,10 @@ export async function startBaselineServer(options) {
     const budgetMs = Math.max(1, Math.floor(tmaxMs - TMAX_MARGIN_MS - (performance.now() - arrivedAt)));
     const upstreamSchain = request.source?.ext?.schain;
     const n = ++seq;
+    const partnerRequestId = `${request.id}-${n}`;
     const outgoing = JSON.stringify({
       ...request,
-      id: `${request.id}-${n}`,
+      id: partnerRequestId,
       tmax: budgetMs,
       source: {
         ...request.source,
@@ -202,14 +245,22 @@ export async function startBaselineServer(options) {
 
     /** @type {Map<string, { seat: string, bid: any }>} */
     const best = new Map();
+    /** @type {Array<{ seat: string, bid: any }>} */
+    const lost = [];
     for (const answer of answers) {
       for (const seatbid of answer?.seatbid ?? []) {
         for (const bid of seatbid.bid ?? []) {
           const current = best.get(bid.impid);
-          if (!current || bid.price > current.bid.price) best.set(bid.impid, { seat: seatbid.seat ?? '', bid });
+          if (!current || bid.price > current.bid.price) {
+            if (current) lost.push(current);
+            best.set(bid.impid, { seat: seatbid.seat ?? '', bid });
+          } else lost.push({ seat: seatbid.seat ?? '', bid });
         }
       }
     }
+    const fireLosses = () => {
+      for (const loser of lost) if (typeof loser.bid.lurl === 'string' && loser.bid.lurl !== '') losses.fire(lossUrl(loser.bid.lurl, { id: partnerRequestId, ...loser }));
+    };
     if (best.size === 0) {
       res.writeHead(204).end();
       return;
@@ -231,6 +282,7 @@ export async function startBaselineServer(options) {
     }
     headers['content-length'] = String(payload.length);
     res.writeHead(200, headers).end(payload);
+    if (lost.length > 0) setImmediate(fireLosses);
     if (webhooks) {
       const timestamp = new Date().toISOString();
       for (const { seat, bid } of best.values()) {
@@ -270,6 +322,7 @@ export async function startBaselineServer(options) {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(() => resolve(undefined)));
       await agent.close();
+      await losses.close();
       await webhooks?.close();
     },
   };
