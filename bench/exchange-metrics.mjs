@@ -84,6 +84,26 @@ function parseSnapshot(text) {
   };
 }
 
+/** Bucket bounds (seconds, as prom-client writes `le`) of `adx_request_time_seconds` (src/observability/metrics.ts). */
+const REQUEST_TIME_BUCKETS = ['0.001', '0.0025', '0.005', '0.01', '0.02', '0.04', '0.06', '0.08', '0.1', '0.15', '0.25', '0.5', '1', '2.5'];
+
+/**
+ * The upper bound (ms) of the histogram bucket holding the 99th percentile of the bid requests the
+ * exchange timed between two scrapes (`adx_request_time_seconds{type="bid"}`: arrival to the
+ * auction's outcome, before the answer is written), or undefined when none was timed or it is past
+ * the last bucket. A bound, not an estimate: `10` reads "99% took at most 10 ms".
+ * @param {(name: string, labels?: Record<string, string>) => number} delta
+ * @returns {number | undefined}
+ */
+function bidP99BoundMs(delta) {
+  const count = delta('adx_request_time_seconds_count', { type: 'bid' });
+  if (!(count > 0)) return undefined;
+  for (const le of REQUEST_TIME_BUCKETS) {
+    if (delta('adx_request_time_seconds_bucket', { type: 'bid', le }) >= 0.99 * count) return Number(le) * 1000;
+  }
+  return undefined;
+}
+
 /**
  * What the exchange counted between two scrapes, plus the gauges of the second.
  * @param {MetricsSnapshot} before
@@ -105,6 +125,8 @@ export function exchangeDelta(before, after) {
     /** Answers the exchange itself sent after the request's tmax (its own clock, from arrival). */
     late: d('adx_bid_answers_late_total'),
     outboxDepth: after.value('adx_outbox_depth'),
+    /** Bucket bound (ms) of the exchange's own p99 of bid request time (`bidP99BoundMs`). */
+    bidP99BoundMs: bidP99BoundMs(d),
     loopDelayP99Ms: loop('adx_nodejs_eventloop_lag_p99_seconds'),
     loopDelayMaxMs: loop('adx_nodejs_eventloop_lag_max_seconds'),
   };

@@ -239,7 +239,7 @@ export async function runScenario({ scenario, group, partnerUrls, settings, satu
           : await runClosedLoop({ ...fixedTarget, connections: 50, overallRate: settings.fixedRate });
       const counted = exchangeDelta(metricsBefore, await scrapeMetrics(adx.url, settings.workers));
       adx200 += counted.wins;
-      Object.assign(figures, { p50Ms: f.latencyMs?.p50, p99Ms: f.latencyMs?.p99, maxMs: f.latencyMs?.max, loopP99Ms: counted.loopDelayP99Ms, loopMaxMs: counted.loopDelayMaxMs });
+      Object.assign(figures, { p50Ms: f.latencyMs?.p50, p99Ms: f.latencyMs?.p99, maxMs: f.latencyMs?.max, loopP99Ms: counted.loopDelayP99Ms, loopMaxMs: counted.loopDelayMaxMs, adxP99BoundMs: counted.bidP99BoundMs });
       figures.adxLate = (figures.adxLate ?? 0) + counted.late;
       if (counted.shed > 0) notes.push(`${scenario.title}: the exchange shed ${counted.shed} requests in the ${settings.fixedRate} req/s run ${JSON.stringify(counted.shedByReason)}`);
       // Late answers count in the autocannon runs only (write -> answer); the paced run's
@@ -247,7 +247,8 @@ export async function runScenario({ scenario, group, partnerUrls, settings, satu
       figures.non2xx = (figures.non2xx ?? 0) + f.non2xx;
       log(
         `${scenario.title}: adx at ${settings.fixedRate} req/s offered: ${f.requestsPerSec.toFixed(0)} req/s, p50 ${f.latencyMs?.p50.toFixed(2)} ms, p99 ${f.latencyMs?.p99.toFixed(2)} ms, max ${f.latencyMs?.max.toFixed(1)} ms, ` +
-          `event-loop delay p99 ${counted.loopDelayP99Ms.toFixed(1)} ms, max ${counted.loopDelayMaxMs.toFixed(1)} ms`,
+          `event-loop delay p99 ${counted.loopDelayP99Ms.toFixed(1)} ms, max ${counted.loopDelayMaxMs.toFixed(1)} ms, ` +
+          `exchange's own p99 <= ${counted.bidP99BoundMs ?? '?'} ms`,
       );
     }
 

@@ -10,6 +10,7 @@
  *   options: --duration <s> --scenarios a,b,... --pairs <n> --connections <n>
  *            --overload-connections <n> --fixed-rate <req/s> --fixed-rate-loader paced|autocannon
  *            --loader autocannon|wrk --workers <n> --pin auto|off --cpu-prof <dir>
+ *            --node-args="<node flags for the exchange, e.g. --max-semi-space-size=32>"
  *
  * With 2 or more CPUs and taskset, the server under test (the exchange or the baseline) runs on
  * CPU 0 (CPUs 0..N-1 with `--workers N`) and this harness, wrk, the partners and the webhook
@@ -34,7 +35,8 @@ import { renderMarkdown, renderText } from './table.mjs';
 
 const USAGE = `usage: npm run bench -- [--quick] [--duration <s>] [--scenarios a,b,c,d,e,f] [--pairs <n>]
   [--connections <n>] [--overload-connections <n>] [--fixed-rate <req/s>]
-  [--fixed-rate-loader paced|autocannon] [--loader autocannon|wrk] [--workers <n>|auto] [--pin auto|off] [--cpu-prof <dir>]`;
+  [--fixed-rate-loader paced|autocannon] [--loader autocannon|wrk] [--workers <n>|auto] [--pin auto|off] [--cpu-prof <dir>]
+  [--node-args="<node flags of the exchange>"]`;
 
 /** Parses argv into run options. @param {string[]} argv */
 function parseOptions(argv) {
@@ -53,6 +55,7 @@ function parseOptions(argv) {
       workers: { type: 'string' },
       pin: { type: 'string', default: 'auto' },
       'cpu-prof': { type: 'string' },
+      'node-args': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -89,6 +92,7 @@ function parseOptions(argv) {
     workers,
     pin: values.pin === 'auto',
     cpuProfDir: values['cpu-prof'] === undefined ? undefined : resolve(values['cpu-prof']),
+    nodeArgs: (values['node-args'] ?? '').split(/\s+/).filter((flag) => flag !== ''),
     quick: values.quick,
   };
 }
@@ -147,7 +151,7 @@ async function main() {
     : options.pin
       ? 'not pinned (fewer than 2 CPUs or no taskset): everything shares every CPU'
       : 'not pinned (--pin off)';
-  log(`CPUs: ${MACHINE_CPUS}; ${pinning}; exchange workers: ${options.workers ?? 1}`);
+  log(`CPUs: ${MACHINE_CPUS}; ${pinning}; exchange workers: ${options.workers ?? 1}${options.nodeArgs.length > 0 ? `; exchange node flags: ${options.nodeArgs.join(' ')}` : ''}`);
   const started = Date.now();
   const loadAtStart = loadavg();
   /** @type {import('./table.mjs').ScenarioFigures[]} */
@@ -170,7 +174,7 @@ async function main() {
       serveArgs,
       layout,
       workers: options.workers ?? 1,
-      nodeArgs: options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [],
+      nodeArgs: [...options.nodeArgs, ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [])],
       tmpDir,
       log,
     };
@@ -202,7 +206,7 @@ async function main() {
     `\nadx bench results (${new Date().toISOString()}, ${((Date.now() - started) / 1000).toFixed(0)} s, node ${process.version}, ` +
       `${MACHINE_CPUS} CPUs, load average at start ${load(loadAtStart)}, at end ${load(loadavg())}):`,
   );
-  log(`${pinning}; exchange workers: ${options.workers ?? 1}; throughput load by ${options.loaderNote}\n`);
+  log(`${pinning}; exchange workers: ${options.workers ?? 1}${options.nodeArgs.length > 0 ? `; exchange node flags: ${options.nodeArgs.join(' ')}` : ''}; throughput load by ${options.loaderNote}\n`);
   if ((options.workers ?? 1) > 1) {
     notes.push(`--workers ${options.workers}: exchange counters summed over every worker (loop delay: the worst worker's); peak RSS is the primary's plus its workers'`);
   }

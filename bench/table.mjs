@@ -14,6 +14,7 @@
  * @property {number} [p50Ms] exchange latency at the fixed offered rate, ms
  * @property {number} [p99Ms]
  * @property {number} [maxMs]
+ * @property {number} [adxP99BoundMs] at the fixed offered rate, the bucket bound (ms) of the exchange's own p99 (arrival to outcome, by its histogram): separates the exchange from the harness's share of p99
  * @property {number} [non2xx] exchange answers outside 2xx (204 is 2xx), plus errors, over all its runs
  * @property {number} [late] exchange answers slower than tmax as the client saw them, over all its throughput runs
  * @property {number} [adxLate] answers the exchange itself counted as sent after tmax (`adx_bid_answers_late_total`), over all its runs
@@ -35,6 +36,7 @@ export const COLUMNS = [
   'p50 ms',
   'p99 ms',
   'max ms',
+  'p99@adx <=',
   'loop p99',
   'loop max',
   'non-2xx',
@@ -67,6 +69,7 @@ export function formatRow(f) {
     fixed(f.p50Ms, 2),
     fixed(f.p99Ms, 2),
     fixed(f.maxMs, 1),
+    f.adxP99BoundMs === undefined ? '-' : String(f.adxP99BoundMs),
     fixed(f.loopP99Ms, 1),
     fixed(f.loopMaxMs, 1),
     f.non2xx === undefined ? '-' : String(f.non2xx),
