@@ -14,6 +14,7 @@ import { createLogger } from './observability/logger.js';
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { runClusterPrimary } from './cluster-primary.js';
+import { applyHeapGrowth } from './heap-growth.js';
 import { createRuntime, resolveSecretKey } from './runtime.js';
 import { openStore } from './storage/open-store.js';
 
@@ -53,6 +54,8 @@ export async function serve(overrides: Partial<Record<string, string>> = {}, opt
   const workerIndex = cluster.isWorker ? Number(process.env.ADX_WORKER_INDEX ?? cluster.worker?.id ?? 0) : undefined;
   const config = await configFromEnv(overrides);
   const log = createLogger(config.log.level);
+  const heapFlag = applyHeapGrowth(config.server.heapGrowingPercent, { execArgv: process.execArgv, nodeOptions: process.env.NODE_OPTIONS });
+  if (heapFlag) log.debug({ flag: heapFlag }, 'V8 heap growing factor set');
   const ids = createIdGenerator();
   const runtime = await createRuntime({ config, log, ids, clusterWorkerIndex: workerIndex });
   const simulators: Array<{ close(): Promise<void> }> = [];

@@ -72,6 +72,14 @@ describe('loadConfig', () => {
     }
   });
 
+  it("reads V8's heap growing percent from the environment and refuses a negative one", async () => {
+    expect((await loadConfig({ ADX_CONFIG: 'none' }, null)).server.heapGrowingPercent).toBe(150);
+    expect((await loadConfig({ ADX_CONFIG: 'none', ADX_HEAP_GROWING_PERCENT: '0' }, null)).server.heapGrowingPercent).toBe(0);
+    const error = await loadConfig({ ADX_CONFIG: 'none', ADX_HEAP_GROWING_PERCENT: '-5' }, null).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems.join('\n')).toMatch(/server\.heapGrowingPercent/);
+  });
+
   it('ignores prototype keys in files', async () => {
     const file = join(dir, 'proto.json');
     await writeFile(file, '{"__proto__": {"polluted": true}, "log": {"level": "warn"}}');

@@ -14,6 +14,7 @@ export const ENV_KEYS = {
   PORT: 'server.port',
   HOST: 'server.host',
   ADX_PUBLIC_URL: 'server.publicUrl',
+  ADX_HEAP_GROWING_PERCENT: 'server.heapGrowingPercent',
   DATABASE_URL: 'storage.databaseUrl',
   ADX_ADMIN_KEY: 'security.adminKey',
   ADX_SECRET_KEY: 'security.secretKey',
@@ -66,7 +67,7 @@ function setPath(target: Json, path: string, value: unknown): void {
   node[keys[keys.length - 1]!] = value;
 }
 
-const NUMERIC_KEYS = new Set(['server.port', 'auction.takeRate', 'auction.maxTmaxMs', 'auction.tmaxMarginMs', 'reporting.alertIntervalMs', 'reporting.seriesMinuteRetentionDays']);
+const NUMERIC_KEYS = new Set(['server.port', 'server.heapGrowingPercent', 'auction.takeRate', 'auction.maxTmaxMs', 'auction.tmaxMarginMs', 'reporting.alertIntervalMs', 'reporting.seriesMinuteRetentionDays']);
 
 /** Parses a config file's text (JSON when it starts with `{`, else YAML). @throws ConfigError */
 export function parseConfigText(text: string, name: string): Json {

@@ -16,6 +16,12 @@ export interface Config {
     bodyLimitBytes: number;
     /** Synthetic auctions (loopback bidder, nothing stored) run at start before `/readyz` turns 200; 0 = only prime caches. */
     warmUpAuctions: number;
+    /**
+     * V8's old-generation growing factor as 1 + N/100 (`ADX_HEAP_GROWING_PERCENT`; `heap-growth.ts`):
+     * how much garbage the heap may hold before a full collection. 0 = V8's own (up to 4x the live
+     * heap). Ignored when node's flags set `--heap-growing-percent` or `--max-old-space-size`.
+     */
+    heapGrowingPercent: number;
   };
   storage: {
     /** File path for SQLite or a `postgres://` URL (`DATABASE_URL`). */

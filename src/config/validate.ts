@@ -26,6 +26,8 @@ export function validateConfig(config: Config): string[] {
   }
   positiveInt(problems, 'server.bodyLimitBytes', config.server.bodyLimitBytes);
   positiveInt(problems, 'server.warmUpAuctions', config.server.warmUpAuctions, true);
+  positiveInt(problems, 'server.heapGrowingPercent', config.server.heapGrowingPercent, true);
+  if (config.server.heapGrowingPercent > 1000) problems.push('server.heapGrowingPercent: must be at most 1000');
   if (typeof config.storage.databaseUrl !== 'string' || config.storage.databaseUrl === '') problems.push('storage.databaseUrl: must be a non-empty string');
   positiveInt(problems, 'storage.counterFlushIntervalMs', config.storage.counterFlushIntervalMs);
   positiveInt(problems, 'storage.groupCommitMaxDelayMs', config.storage.groupCommitMaxDelayMs, true);
