@@ -38,6 +38,7 @@ const AUTOCANNON = 'autocannon';
  * @property {number} errors connection errors and timeouts (no answer)
  * @property {number} late answers slower than `tmaxMs`
  * @property {{ p50: number, p99: number, max: number } | undefined} latencyMs percentiles of the answers' latency, ms
+ * @property {{ p50: number, p99: number, max: number }} [sendLagMs] paced runs: how late the load generator itself sent each request after its scheduled instant, ms (its own event loop and CPU share); this lag is part of latencyMs
  */
 
 /**
@@ -126,6 +127,8 @@ export async function runPaced(o) {
   const pool = new Pool(o.url, { connections: o.connections, pipelining: 1, keepAliveTimeout: 30_000 });
   /** @type {number[]} */
   const latencies = [];
+  /** @type {number[]} */
+  const sendLags = [];
   /** @type {Record<string, number>} */
   const statusCounts = {};
   let late = 0;
@@ -137,6 +140,7 @@ export async function runPaced(o) {
   const started = performance.now();
   /** @param {number} scheduledAt */
   const send = async (scheduledAt) => {
+    sendLags.push(performance.now() - scheduledAt);
     try {
       const res = await pool.request({ method: 'POST', path: o.path, headers: o.headers, body: o.body, headersTimeout: 10_000, bodyTimeout: 10_000 });
       await res.body.dump();
@@ -168,6 +172,7 @@ export async function runPaced(o) {
     errors,
     late,
     latencyMs: summarize(latencies),
+    sendLagMs: summarize(sendLags),
   };
 }
 

@@ -248,7 +248,8 @@ export async function runScenario({ scenario, group, partnerUrls, settings, satu
       log(
         `${scenario.title}: adx at ${settings.fixedRate} req/s offered: ${f.requestsPerSec.toFixed(0)} req/s, p50 ${f.latencyMs?.p50.toFixed(2)} ms, p99 ${f.latencyMs?.p99.toFixed(2)} ms, max ${f.latencyMs?.max.toFixed(1)} ms, ` +
           `event-loop delay p99 ${counted.loopDelayP99Ms.toFixed(1)} ms, max ${counted.loopDelayMaxMs.toFixed(1)} ms, ` +
-          `exchange's own p99 <= ${counted.bidP99BoundMs ?? '?'} ms`,
+          `exchange's own p99 <= ${counted.bidP99BoundMs ?? '?'} ms` +
+          (f.sendLagMs ? `; the generator sent late by p99 ${f.sendLagMs.p99.toFixed(2)} ms, max ${f.sendLagMs.max.toFixed(1)} ms` : ''),
       );
     }
 
