@@ -43,14 +43,24 @@ async function handOffReady(d: WebhookDispatcher, endpointId: string): Promise<v
 
 const MINUTE_POLL = { pollIntervalMs: 60_000 };
 
+/**
+ * An enabled endpoint at the receiver and a dispatcher (minute poll, plus `options`) ready to take
+ * its hand-offs; the dispatcher is also kept for `afterEach` to stop.
+ */
+async function readyForHandOff(options: Parameters<typeof startDispatcher>[2] = {}): Promise<{ endpointId: string; d: WebhookDispatcher }> {
+  const { record } = await createEndpoint(bed, clock, { url: receiver.url });
+  const d = startDispatcher(bed, clock, { ...MINUTE_POLL, ...options });
+  dispatcher = d;
+  await handOffReady(d, record.id);
+  return { endpointId: record.id, d };
+}
+
 describe('preclaim hand-off', () => {
   it('inserts the message claimed by this node and delivers it after the commit, without a claim or poll', async () => {
-    const { record } = await createEndpoint(bed, clock, { url: receiver.url });
-    dispatcher = startDispatcher(bed, clock, MINUTE_POLL);
-    await handOffReady(dispatcher, record.id);
+    const { endpointId, d } = await readyForHandOff();
 
-    const message = newMessage(record.id);
-    const handoff = dispatcher.preclaim([message]);
+    const message = newMessage(endpointId);
+    const handoff = d.preclaim([message]);
     expect(handoff.untaken).toBe(0);
     expect(handoff.rows[0]).toMatchObject({ id: message.id, claimedBy: 'node-test', claimExpiresAtMs: clock.now() + 30_000, status: 'pending' });
     await bed.store.outbox.enqueue(handoff.rows);
@@ -68,12 +78,10 @@ describe('preclaim hand-off', () => {
   });
 
   it('a failed insert forgets the hand-off: nothing is sent and no slot stays reserved', async () => {
-    const { record } = await createEndpoint(bed, clock, { url: receiver.url });
-    dispatcher = startDispatcher(bed, clock, { ...MINUTE_POLL, perEndpointConcurrency: 1, batchSize: 4 });
-    await handOffReady(dispatcher, record.id);
+    const { endpointId, d } = await readyForHandOff({ perEndpointConcurrency: 1, batchSize: 4 });
     // Busy threshold: cap 1 + half of the local queue bound max(8, 4) = 5 messages.
     for (let i = 0; i < 20; i++) {
-      const handoff = dispatcher.preclaim([newMessage(record.id)]);
+      const handoff = d.preclaim([newMessage(endpointId)]);
       expect(handoff.untaken).toBe(0);
       handoff.failed();
     }
@@ -82,16 +90,14 @@ describe('preclaim hand-off', () => {
   });
 
   it("leaves a busy endpoint's messages beyond its slots and half its queue to the claim", async () => {
-    const { record } = await createEndpoint(bed, clock, { url: receiver.url });
-    dispatcher = startDispatcher(bed, clock, { ...MINUTE_POLL, perEndpointConcurrency: 1, batchSize: 4 });
-    await handOffReady(dispatcher, record.id);
-    const messages = Array.from({ length: 8 }, () => newMessage(record.id));
-    const handoff = dispatcher.preclaim(messages);
+    const { endpointId, d } = await readyForHandOff({ perEndpointConcurrency: 1, batchSize: 4 });
+    const messages = Array.from({ length: 8 }, () => newMessage(endpointId));
+    const handoff = d.preclaim(messages);
     expect(handoff.untaken).toBe(3);
     expect(handoff.rows.map((m) => m.claimedBy)).toEqual(['node-test', 'node-test', 'node-test', 'node-test', 'node-test', null, null, null]);
     await bed.store.outbox.enqueue(handoff.rows);
     handoff.committed();
-    dispatcher.notify(); // as the writer does for untaken rows
+    d.notify(); // as the writer does for untaken rows
     await receiver.waitForDeliveries(8);
     expect(new Set(receiver.deliveries.map((d) => d.body))).toEqual(new Set(messages.map((m) => m.body)));
     await waitUntil(async () => (await bed.store.outbox.depth()).pending === 0, 3000, 'every message delivered');
@@ -116,19 +122,17 @@ describe('preclaim hand-off', () => {
   });
 
   it('stopped between the offer and the commit: the claims are given back, nothing is sent', async () => {
-    const { record } = await createEndpoint(bed, clock, { url: receiver.url });
-    dispatcher = startDispatcher(bed, clock, MINUTE_POLL);
-    await handOffReady(dispatcher, record.id);
-    const message = newMessage(record.id);
-    const handoff = dispatcher.preclaim([message]);
-    await dispatcher.stop(50);
+    const { endpointId, d } = await readyForHandOff();
+    const message = newMessage(endpointId);
+    const handoff = d.preclaim([message]);
+    await d.stop(50);
     await bed.store.outbox.enqueue(handoff.rows);
     handoff.committed();
     await waitUntil(async () => (await bed.store.outbox.get(message.id))?.claimedBy === null, 3000, 'claim released');
     expect((await bed.store.outbox.get(message.id))!.status).toBe('pending');
     expect(receiver.deliveries).toHaveLength(0);
     // A stopped dispatcher takes nothing.
-    expect(dispatcher.preclaim([newMessage(record.id)]).untaken).toBe(1);
+    expect(d.preclaim([newMessage(endpointId)]).untaken).toBe(1);
   });
 
   it('takes nothing for an endpoint it does not know or that is disabled', async () => {

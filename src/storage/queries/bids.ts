@@ -5,13 +5,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { BidRecord, BidStore } from '../ports.js';
 import { fromDbInt, type BidsTable, type Database } from '../schema.js';
-import type { QueryTemplates, TemplateRow } from './templates.js';
-
-/**
- * Rows per INSERT statement. Keeps the bound parameters per statement (rows x columns) well under
- * SQLite's 32766 and PostgreSQL's 65535 limits.
- */
-const ROWS_PER_STATEMENT = 500;
+import { insertInChunks, type QueryTemplates, type TemplateRow } from './templates.js';
 
 function toRow(record: BidRecord): Insertable<BidsTable> {
   return {
@@ -62,11 +56,7 @@ function toRecord(row: Selectable<BidsTable>): BidRecord {
  * commit), the INSERT is compiled once per row count (`templates.ts`).
  */
 export async function insertBidRecords(db: Kysely<Database>, records: readonly BidRecord[], templates?: QueryTemplates): Promise<void> {
-  for (let start = 0; start < records.length; start += ROWS_PER_STATEMENT) {
-    const rows = records.slice(start, start + ROWS_PER_STATEMENT).map(toRow);
-    if (templates) await templates.run(db, `bids.insert.${rows.length}`, insertBidsQuery, rows);
-    else await insertBidsQuery(db, rows).execute();
-  }
+  await insertInChunks(db, records, toRow, 'bids.insert', insertBidsQuery, templates);
 }
 
 /** The INSERT of `insertBidRecords` (a template builder: the rows' values are only bound). */

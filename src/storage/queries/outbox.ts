@@ -19,10 +19,7 @@
 import type { ExpressionBuilder, Insertable, Kysely, Selectable } from 'kysely';
 import type { DeliveryAttemptRecord, OutboxAttemptUpdate, OutboxMessage, OutboxStatus, OutboxStore } from '../ports.js';
 import { fromDbInt, fromDbIntOrNull, type Database, type DeliveryAttemptsTable, type OutboxMessagesTable } from '../schema.js';
-import { createQueryTemplates, type QueryTemplates, type TemplateRow } from './templates.js';
-
-/** Rows per INSERT statement (13 parameters each), well under both backends' parameter limits. */
-const ROWS_PER_STATEMENT = 500;
+import { createQueryTemplates, insertInChunks, type QueryTemplates, type TemplateRow } from './templates.js';
 
 /** Backend capabilities the outbox queries adapt to. */
 export interface OutboxQueryOptions {
@@ -89,11 +86,7 @@ function toAttempt(row: Selectable<DeliveryAttemptsTable>): DeliveryAttemptRecor
  * With `templates` (the bid path's writes), the INSERT is compiled once per row count.
  */
 export async function insertOutboxMessages(db: Kysely<Database>, messages: readonly OutboxMessage[], templates?: QueryTemplates): Promise<void> {
-  for (let start = 0; start < messages.length; start += ROWS_PER_STATEMENT) {
-    const rows = messages.slice(start, start + ROWS_PER_STATEMENT).map(toMessageRow);
-    if (templates) await templates.run(db, `outbox.insert.${rows.length}`, insertMessagesQuery, rows);
-    else await insertMessagesQuery(db, rows).execute();
-  }
+  await insertInChunks(db, messages, toMessageRow, 'outbox.insert', insertMessagesQuery, templates);
 }
 
 /** The INSERT of `insertOutboxMessages` (a template builder: the rows' values are only bound). */

@@ -81,3 +81,31 @@ export function createQueryTemplates(): QueryTemplates {
     },
   };
 }
+
+/**
+ * Rows per INSERT statement of `insertInChunks`: keeps the bound parameters per statement
+ * (rows x columns, 13-16 columns in the bid path's tables) well under SQLite's 32766 and
+ * PostgreSQL's 65535 limits.
+ */
+export const ROWS_PER_STATEMENT = 500;
+
+/**
+ * Inserts `items` through `db` as rows (`toRow`) in statements of at most `ROWS_PER_STATEMENT`
+ * rows, each built by `build`: with `templates` compiled once per row count under the key
+ * `${key}.${rows}` (the bid path's writes), else built by kysely each time. Issues no statement
+ * for an empty list. Rejects as the statements do (constraint violations, a closed database).
+ */
+export async function insertInChunks<T>(
+  db: Kysely<Database>,
+  items: readonly T[],
+  toRow: (item: T) => TemplateRow,
+  key: string,
+  build: TemplateBuilder<unknown>,
+  templates?: QueryTemplates,
+): Promise<void> {
+  for (let start = 0; start < items.length; start += ROWS_PER_STATEMENT) {
+    const rows = items.slice(start, start + ROWS_PER_STATEMENT).map(toRow);
+    if (templates) await templates.run(db, `${key}.${rows.length}`, build, rows);
+    else await db.executeQuery(build(db, rows).compile());
+  }
+}
