@@ -73,8 +73,8 @@ describe('loadConfig', () => {
   });
 
   it("reads V8's heap growing percent from the environment and refuses a negative one", async () => {
-    expect((await loadConfig({ ADX_CONFIG: 'none' }, null)).server.heapGrowingPercent).toBe(150);
-    expect((await loadConfig({ ADX_CONFIG: 'none', ADX_HEAP_GROWING_PERCENT: '0' }, null)).server.heapGrowingPercent).toBe(0);
+    expect((await loadConfig({ ADX_CONFIG: 'none' }, null)).server.heapGrowingPercent).toBe(0);
+    expect((await loadConfig({ ADX_CONFIG: 'none', ADX_HEAP_GROWING_PERCENT: '150' }, null)).server.heapGrowingPercent).toBe(150);
     const error = await loadConfig({ ADX_CONFIG: 'none', ADX_HEAP_GROWING_PERCENT: '-5' }, null).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems.join('\n')).toMatch(/server\.heapGrowingPercent/);
