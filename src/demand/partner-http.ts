@@ -7,6 +7,7 @@ import { Agent } from 'undici';
 import { constants as zlibConstants, gzip, type InputType, type ZlibOptions } from 'node:zlib';
 import type { AdapterError, PartnerHttpRequest, PartnerHttpResponse } from './contract.js';
 import { gunzipCapped, readCapped } from './read-body.js';
+import { AbortEmitter } from '../deadline-signal.js';
 
 /** How one HTTP exchange with a partner ended: its answer, or a failure as data. */
 export type PartnerHttpResult = { ok: true; response: PartnerHttpResponse } | { ok: false; error: AdapterError };
@@ -93,7 +94,7 @@ export function createPartnerHttpClient(deps: { connectionsPerPartner: number; m
     return target;
   }
 
-  async function exchange(request: PartnerHttpRequest, budgetMs: number, useGzip: boolean, signal: AbortSignal): Promise<PartnerHttpResult> {
+  async function exchange(request: PartnerHttpRequest, budgetMs: number, useGzip: boolean, signal: AbortEmitter): Promise<PartnerHttpResult> {
     const target = targetOf(request.uri);
     if (!target) return { ok: false, error: { kind: 'bad_input', message: `endpoint ${JSON.stringify(request.uri)} is not an http(s) URL` } };
     const headers: Record<string, string> = useGzip ? { ...request.headers, 'accept-encoding': 'gzip' } : { ...request.headers };
@@ -152,14 +153,15 @@ export function createPartnerHttpClient(deps: { connectionsPerPartner: number; m
     send(request, options) {
       const budgetMs = options.budgetMs;
       return new Promise<PartnerHttpResult>((resolve) => {
-        const controller = new AbortController();
+        // An AbortEmitter, not an AbortController: node 20 promotes every AbortSignal (src/deadline-signal.ts).
+        const controller = new AbortEmitter();
         let settled = false;
         // Racing a timer (not only undici's own timeouts) is what guarantees the budget: a
         // request still queued for a pooled connection is not aborted by undici until it gets one.
         const timer = setTimeout(() => {
           if (settled) return;
           settled = true;
-          controller.abort();
+          controller.abort(new DOMException(`no complete answer within ${budgetMs} ms`, 'TimeoutError'));
           resolve({ ok: false, error: { kind: 'timeout', message: `no complete answer within ${budgetMs} ms` } });
         }, budgetMs);
         const finish = (result: PartnerHttpResult) => {
@@ -169,7 +171,7 @@ export function createPartnerHttpClient(deps: { connectionsPerPartner: number; m
           resolve(result);
         };
         // exchange() returns failures as data; the catch is a last guard so nothing can reject unhandled.
-        exchange(request, budgetMs, options.gzip, controller.signal).then(finish, (err: unknown) =>
+        exchange(request, budgetMs, options.gzip, controller).then(finish, (err: unknown) =>
           finish({ ok: false, error: { kind: 'network', message: err instanceof Error ? err.message : String(err) } }),
         );
       });

@@ -17,6 +17,7 @@
  *   (`ok` or `failed`).
  */
 import { Agent, request } from 'undici';
+import { deadlineSignal } from '../deadline-signal.js';
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -88,14 +89,18 @@ export function createPartnerNotifier(deps: PartnerNotifierDeps): PartnerNotifie
     deps.retryDelayMs ?? DEFAULT_RETRY_DELAYS_MS[Math.min(attempt - 2, DEFAULT_RETRY_DELAYS_MS.length - 1)] ?? 1000;
 
   async function attemptOnce(url: string): Promise<AttemptResult> {
+    // Not AbortSignal.timeout: its timer outlives a call that answered (src/deadline-signal.ts).
+    const deadline = deadlineSignal(timeoutMs);
     try {
-      const res = await request(url, { method: 'GET', dispatcher: agent, signal: AbortSignal.timeout(timeoutMs) });
+      const res = await request(url, { method: 'GET', dispatcher: agent, signal: deadline.signal });
       // Read (and drop) the body so the keep-alive socket goes back to the pool.
       await res.body.dump({ limit: MAX_BODY_BYTES }).catch(() => undefined);
       if (res.statusCode < 400) return { kind: 'ok' };
       return { kind: res.statusCode >= 500 ? 'retry' : 'final', reason: `http ${res.statusCode}` };
     } catch (err) {
       return { kind: 'retry', reason: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
+    } finally {
+      deadline.dispose();
     }
   }
 

@@ -5,6 +5,7 @@
  */
 import { Agent, request } from 'undici';
 import type { LookupFunction } from 'node:net';
+import { deadlineSignal } from '../deadline-signal.js';
 
 /** Most bytes of an answer kept as the attempt's excerpt. */
 export const RESPONSE_EXCERPT_BYTES = 1024;
@@ -50,8 +51,9 @@ export async function deliverOnce(input: {
   timeoutMs: number;
   signal?: AbortSignal;
 }): Promise<AttemptResult> {
-  const timeout = AbortSignal.timeout(input.timeoutMs);
-  const signal = input.signal === undefined ? timeout : AbortSignal.any([timeout, input.signal]);
+  // Not AbortSignal.timeout/any: their timers outlive the attempt (src/deadline-signal.ts).
+  const deadline = deadlineSignal(input.timeoutMs, input.signal);
+  const signal = deadline.signal;
   try {
     const response = await request(input.url, {
       dispatcher: input.agent,
@@ -72,7 +74,9 @@ export async function deliverOnce(input: {
     }
     return { statusCode: response.statusCode, retryAfter, excerpt, error: null };
   } catch (error) {
-    return { statusCode: null, retryAfter: undefined, excerpt: null, error: describeError(error, timeout.aborted, input.timeoutMs) };
+    return { statusCode: null, retryAfter: undefined, excerpt: null, error: describeError(error, deadline.timedOut, input.timeoutMs) };
+  } finally {
+    deadline.dispose();
   }
 }
 
