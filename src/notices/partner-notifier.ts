@@ -75,8 +75,10 @@ export function createPartnerNotifier(deps: PartnerNotifierDeps): PartnerNotifie
     keepAliveTimeout: 30_000,
     connections: 64,
     connect: { timeout: timeoutMs },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
+    // Each attempt's deadline signal bounds headers and body; undici's own timers of 1 s or more
+    // sit in a list it sweeps about once a second, keeping every call's objects alive that long.
+    headersTimeout: 0,
+    bodyTimeout: 0,
   });
   const inFlight = new Set<Promise<void>>();
   /** Aborted by `close()`: wakes up calls sleeping before a retry. */

@@ -3,7 +3,7 @@
  * headers, no redirect followed, bounded in time, answer excerpt at most 1 KiB. Never throws:
  * every failure comes back as data for the attempt record.
  */
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import type { LookupFunction } from 'node:net';
 import { deadlineSignal } from '../deadline-signal.js';
 
@@ -36,12 +36,31 @@ export function createWebhookAgent(options: { lookup?: LookupFunction; connectTi
   });
 }
 
+/** Origin + path of the endpoint URLs seen (a few per exchange), so an attempt parses none. */
+const targets = new Map<string, { origin: string; path: string }>();
+/** Bound of `targets` (cleared when reached). */
+const MAX_CACHED_TARGETS = 1_000;
+
+/** `url`'s origin and path + query (WHATWG URL); throws a TypeError for an invalid URL. */
+function targetOf(url: string): { origin: string; path: string } {
+  let target = targets.get(url);
+  if (target === undefined) {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (targets.size >= MAX_CACHED_TARGETS) targets.clear();
+    targets.set(url, target);
+  }
+  return target;
+}
+
 /**
  * POSTs `body` to `url` through `agent` and reads at most `RESPONSE_EXCERPT_BYTES` of the answer
- * (the rest is discarded by closing the stream). `timeoutMs` bounds the whole attempt (headers,
- * body, and the overall time through an abort signal); `signal` aborts it early (shutdown).
- * Redirects are not followed (undici's `request` follows none without the redirect interceptor),
- * so a 3xx is returned as is. Never rejects.
+ * (the rest is discarded by closing the stream). `timeoutMs` bounds the whole attempt (connect,
+ * headers, body) through one deadline signal; `signal` aborts it early (shutdown). undici's own
+ * per-request header and body timers are off: the deadline already bounds both, and undici keeps
+ * timers of 1 s or more in a list it sweeps about once a second, which kept each attempt's
+ * objects alive into the old generation. Redirects are not followed (undici's `request` follows
+ * none without the redirect interceptor), so a 3xx is returned as is. Never rejects.
  */
 export async function deliverOnce(input: {
   agent: Agent;
@@ -55,13 +74,15 @@ export async function deliverOnce(input: {
   const deadline = deadlineSignal(input.timeoutMs, input.signal);
   const signal = deadline.signal;
   try {
-    const response = await request(input.url, {
-      dispatcher: input.agent,
+    const { origin, path } = targetOf(input.url);
+    const response = await input.agent.request({
+      origin,
+      path,
       method: 'POST',
       headers: input.headers,
       body: input.body,
-      headersTimeout: input.timeoutMs,
-      bodyTimeout: input.timeoutMs,
+      headersTimeout: 0,
+      bodyTimeout: 0,
       signal,
     });
     const retryAfterHeader = response.headers['retry-after'];
