@@ -4,18 +4,17 @@
  *
  * V8 sizes the next old-generation limit as live heap x a growing factor (V8
  * `src/heap/heap-controller.cc`, `MemoryController::GrowingFactor`). With a heap limit of 2 GiB or
- * more (node's default on a host with 8 GiB or more) and a fast allocation rate, that factor is 4:
- * an exchange with ~50 MiB live under load grew its heap to 220-235 MiB of mostly garbage before
- * each full collection, and its peak RSS to 300-320 MiB (docs/performance.md). V8's flag
- * `--heap-growing-percent=N` replaces the factor by 1 + N/100. The flag is read each time V8
- * computes a limit, so it takes effect when set at start with `v8.setFlagsFromString`, before
- * the bid path allocates; no node command-line flag or re-exec is needed.
+ * more (node's default on a host with 8 GiB or more) and a fast allocation rate, that factor is 4.
+ * V8's flag `--heap-growing-percent=N` replaces the factor by 1 + N/100. The flag is read each
+ * time V8 computes a limit, so it takes effect when set at start with `v8.setFlagsFromString`,
+ * before the bid path allocates; no node command-line flag or re-exec is needed.
  *
- * It is off by default (`server.heapGrowingPercent` 0): a factor of 2.5 kept peak RSS near
- * 240 MiB instead of ~300, but on one pinned core it took the p99 at 1,000 req/s with webhooks on
- * from 12-21 ms to 46-63 ms (a fixed factor of 3.5 too), as full-collection pauses (~40 ms, the
- * GC's helper threads time-sliced with the event loop) fell inside the measured runs. Memory
- * against latency is the operator's choice.
+ * It is off by default (`server.heapGrowingPercent` 0, V8's own factor). It was added when the
+ * old generation filled with garbage promoted by every outbound call (abort signals, undici's
+ * long timers: src/deadline-signal.ts) and peak RSS reached 300-320 MiB; with that garbage gone
+ * the bench peaks at 170-250 MiB with V8's own factor (docs/performance.md, fifth pass). A lower
+ * factor still trims RSS where memory is budgeted, at the price of more full collections, whose
+ * helper threads share a pinned core with the event loop.
  *
  * The operator's own heap settings win: when `--heap-growing-percent` or `--max-old-space-size`
  * (which also lowers V8's factor, below a 2 GiB limit) is among node's flags (command line or

@@ -19,7 +19,7 @@ export interface Config {
     /**
      * V8's old-generation growing factor as 1 + N/100 (`ADX_HEAP_GROWING_PERCENT`; `heap-growth.ts`):
      * how much garbage the heap may hold before a full collection. 0 (default) = V8's own (up to 4x
-     * the live heap); 150 trades p99 latency for a lower peak RSS (docs/performance.md). Ignored
+     * the live heap); a lower factor (e.g. 150) trades more full collections for a lower peak RSS. Ignored
      * when node's flags set `--heap-growing-percent` or `--max-old-space-size`.
      */
     heapGrowingPercent: number;
