@@ -9,8 +9,8 @@ export const defaults = {
     bodyLimitBytes: 64 * 1024, // DESIGN section 2
     // Synthetic auctions run before /readyz turns 200 (issue 15: a cold process misses tmax).
     warmUpAuctions: 300,
-    // Issue 15: 0 = V8's own factor (up to 4). 150 (2.5) keeps peak RSS near 240 MiB instead of
-    // ~300 but took d's p99 at 1,000 req/s from 12-21 to 46-63 ms (docs/performance.md): an operator's choice.
+    // Issue 15: 0 = V8's own factor (up to 4); the bench peaks at 170-250 MiB with it. A lower
+    // factor (e.g. 150) trims RSS for more full collections (docs/performance.md): an operator's choice.
     heapGrowingPercent: 0,
   },
   storage: {

@@ -154,15 +154,16 @@ export function createPartnerHttpClient(deps: { connectionsPerPartner: number; m
       const budgetMs = options.budgetMs;
       return new Promise<PartnerHttpResult>((resolve) => {
         // An AbortEmitter, not an AbortController: node 20 promotes every AbortSignal (src/deadline-signal.ts).
-        const controller = new AbortEmitter();
+        const abort = new AbortEmitter();
         let settled = false;
         // Racing a timer (not only undici's own timeouts) is what guarantees the budget: a
         // request still queued for a pooled connection is not aborted by undici until it gets one.
         const timer = setTimeout(() => {
           if (settled) return;
           settled = true;
-          controller.abort(new DOMException(`no complete answer within ${budgetMs} ms`, 'TimeoutError'));
-          resolve({ ok: false, error: { kind: 'timeout', message: `no complete answer within ${budgetMs} ms` } });
+          const message = `no complete answer within ${budgetMs} ms`;
+          abort.abort(new DOMException(message, 'TimeoutError'));
+          resolve({ ok: false, error: { kind: 'timeout', message } });
         }, budgetMs);
         const finish = (result: PartnerHttpResult) => {
           if (settled) return;
@@ -171,7 +172,7 @@ export function createPartnerHttpClient(deps: { connectionsPerPartner: number; m
           resolve(result);
         };
         // exchange() returns failures as data; the catch is a last guard so nothing can reject unhandled.
-        exchange(request, budgetMs, options.gzip, controller).then(finish, (err: unknown) =>
+        exchange(request, budgetMs, options.gzip, abort).then(finish, (err: unknown) =>
           finish({ ok: false, error: { kind: 'network', message: err instanceof Error ? err.message : String(err) } }),
         );
       });
